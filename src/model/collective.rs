@@ -1,0 +1,784 @@
+//! Collective operations (all-reduce, reduce-scatter, all-gather, point-to-point) and their cost.
+//!
+//! Every algorithm is a sequence of *rounds*. In one round each GPU sends some bytes over NVLink /
+//! PCIe inside its node and some bytes leave the node over its NICs. A round costs
+//!
+//! ```text
+//!   hop latency (of the slowest link class used) + max(GPU bytes / GPU bandwidth,
+//!                                                       node bytes / node NIC bandwidth,
+//!                                                       reduction work / memory bandwidth)
+//! ```
+//!
+//! which is the α–β model of Thakur, Rabenseifner & Gropp (IJHPCA 2005) with a bottleneck link per
+//! round; the reduction is pipelined with the transfer (NCCL reduces in the copy loop), so it only
+//! counts when it is slower. On top, a base launch latency per collective and NCCL's three
+//! protocols (LL, LL128, Simple), which trade latency for bandwidth; the fastest is used, as NCCL's
+//! tuner does (`NVIDIA/nccl` `src/graph/tuning.cc`, `ncclTopoTuneModel`).
+//!
+//! The cost here is computed in closed form from *round groups* (identical rounds counted once) so
+//! a sweep over 65,536 GPUs is cheap; [`crate::model::schedule`] expands the same algorithms into
+//! explicit per-GPU transfers and tests check the two agree.
+
+use super::hardware::{Fabric, FabricKind, Gpu, NetKind, Network};
+use super::ModelError;
+
+/// Which collective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    AllReduce,
+    ReduceScatter,
+    AllGather,
+}
+
+impl Op {
+    /// Scenario ids.
+    pub const ALL: [Op; 3] = [Op::AllReduce, Op::ReduceScatter, Op::AllGather];
+
+    /// The scenario id (`op=allreduce`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Op::AllReduce => "allreduce",
+            Op::ReduceScatter => "reducescatter",
+            Op::AllGather => "allgather",
+        }
+    }
+
+    /// Parses a scenario id.
+    pub fn from_id(s: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|o| o.id() == s)
+    }
+
+    /// nccl-tests' busbw factor (`doc/PERFORMANCE.md`): all-reduce 2(n−1)/n, reduce-scatter and
+    /// all-gather (n−1)/n.
+    pub fn busbw_factor(self, n: u32) -> f64 {
+        let n = f64::from(n.max(1));
+        match self {
+            Op::AllReduce => 2.0 * (n - 1.0) / n,
+            Op::ReduceScatter | Op::AllGather => (n - 1.0) / n,
+        }
+    }
+}
+
+/// Which algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algo {
+    /// The fastest NCCL would pick (ring, tree or in-switch).
+    Auto,
+    /// Ring: reduce-scatter then all-gather around a ring, 2(n−1) rounds.
+    Ring,
+    /// Double binary tree, pipelined in slices.
+    Tree,
+    /// Recursive halving-doubling (Rabenseifner).
+    Rhd,
+    /// Hierarchical: intra-node reduce-scatter, inter-node all-reduce, intra-node all-gather.
+    Hier,
+    /// In-switch reduction (NVLink SHARP), one NVSwitch domain.
+    Nvls,
+}
+
+impl Algo {
+    /// All algorithms, `auto` first.
+    pub const ALL: [Algo; 6] = [
+        Algo::Auto,
+        Algo::Ring,
+        Algo::Tree,
+        Algo::Rhd,
+        Algo::Hier,
+        Algo::Nvls,
+    ];
+
+    /// The scenario id (`algo=ring`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Algo::Auto => "auto",
+            Algo::Ring => "ring",
+            Algo::Tree => "tree",
+            Algo::Rhd => "rhd",
+            Algo::Hier => "hier",
+            Algo::Nvls => "nvls",
+        }
+    }
+
+    /// Parses a scenario id.
+    pub fn from_id(s: &str) -> Option<Algo> {
+        Algo::ALL.into_iter().find(|a| a.id() == s)
+    }
+
+    /// A plain-language name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algo::Auto => "automatic",
+            Algo::Ring => "ring",
+            Algo::Tree => "double binary tree",
+            Algo::Rhd => "recursive halving-doubling",
+            Algo::Hier => "hierarchical (node, then network)",
+            Algo::Nvls => "in-switch reduction (NVLink SHARP)",
+        }
+    }
+}
+
+/// NCCL's wire protocols.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// Low-latency: 8-byte stores with a flag; lowest latency, a quarter of the bandwidth.
+    Ll,
+    /// 128-byte lines with a flag; NVLink only.
+    Ll128,
+    /// Plain copies with fences: full bandwidth, highest latency.
+    Simple,
+}
+
+impl Protocol {
+    /// Scenario / JSON id.
+    pub fn id(self) -> &'static str {
+        match self {
+            Protocol::Ll => "LL",
+            Protocol::Ll128 => "LL128",
+            Protocol::Simple => "Simple",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Protocol::Ll => 0,
+            Protocol::Ll128 => 1,
+            Protocol::Simple => 2,
+        }
+    }
+
+    /// Fraction of the link bandwidth the protocol delivers (NCCL `tuning.cc`: ring LL busBw × 1/4,
+    /// LL128 × 0.92 "120.0/128.0", Simple × 1).
+    pub fn bw_factor(self) -> f64 {
+        [0.25, 0.92, 1.0][self.index()]
+    }
+
+    /// Base latency of launching one collective, µs (NCCL ≥ 2.19 `tuning.cc` `baseLat`, Ring:
+    /// LL 6.6, LL128 14.0, Simple 8.4).
+    pub fn base_latency_us(self) -> f64 {
+        [6.6, 14.0, 8.4][self.index()]
+    }
+
+    /// Per-round latency for a link class, µs (NCCL `tuning.cc` `hwLat`, Ring row:
+    /// NVLink .6/1.9/3.4, PCI 1.0/2.5/5.7, NET 2.7/4.0/9.6).
+    pub fn hop_latency_us(self, link: Link) -> f64 {
+        let i = self.index();
+        match link {
+            Link::NvLink | Link::Switch => [0.6, 1.9, 3.4][i],
+            Link::Pcie => [1.0, 2.5, 5.7][i],
+            Link::Network => [2.7, 4.0, 9.6][i],
+            Link::Local => 0.0,
+        }
+    }
+}
+
+/// A class of link a round's traffic crosses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Link {
+    /// Nothing crosses a link (one GPU).
+    Local,
+    /// PCIe inside a node.
+    Pcie,
+    /// NVLink / xGMI inside a node.
+    NvLink,
+    /// Through an NVSwitch that reduces in the network.
+    Switch,
+    /// Between nodes, over the NICs.
+    Network,
+}
+
+impl Link {
+    /// Short id for JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            Link::Local => "local",
+            Link::Pcie => "pcie",
+            Link::NvLink => "nvlink",
+            Link::Switch => "nvswitch",
+            Link::Network => "network",
+        }
+    }
+}
+
+/// The machine a collective runs on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cluster {
+    /// Total GPUs.
+    pub gpus: u32,
+    /// GPUs per node.
+    pub per_node: u32,
+    /// Accelerator.
+    pub gpu: &'static Gpu,
+    /// Intra-node fabric.
+    pub intra: &'static Fabric,
+    /// Inter-node network.
+    pub inter: &'static Network,
+    /// NICs per node.
+    pub nics: u32,
+    /// Multiplier on the node's NIC bandwidth: 1 normally; the step model shares NICs between
+    /// concurrent groups (< 1) and asks "what if" questions (2).
+    pub net_scale: f64,
+    /// Multiplier on the intra-node bandwidth, as `net_scale`.
+    pub intra_scale: f64,
+}
+
+impl Cluster {
+    /// Number of nodes.
+    pub fn nodes(&self) -> u32 {
+        self.gpus / self.per_node.max(1)
+    }
+
+    /// Achievable bandwidth of one GPU into the node fabric, bytes/s.
+    pub fn intra_bw(&self) -> f64 {
+        self.intra.gpu_bw() * self.intra_scale
+    }
+
+    /// Achievable bandwidth of a node's NICs together, bytes/s (NCCL spreads channels over all
+    /// NICs of a node).
+    pub fn node_net_bw(&self) -> f64 {
+        self.inter.nic_bw() * f64::from(self.nics) * self.net_scale
+    }
+
+    /// Link class inside a node.
+    pub fn intra_link(&self) -> Link {
+        if self.intra.kind == FabricKind::Pcie {
+            Link::Pcie
+        } else {
+            Link::NvLink
+        }
+    }
+
+    /// Protocols NCCL enables here: LL128 needs NVLink inside the node and, across nodes, RDMA
+    /// (`tuning.cc`: LL128 enabled only where `typeIntra <= PATH_NVL`).
+    pub fn protocols(&self) -> &'static [Protocol] {
+        let net_ok = self.nodes() <= 1 || self.inter.kind == NetKind::Rdma;
+        if self.intra.is_nvlink() && net_ok {
+            &[Protocol::Ll, Protocol::Ll128, Protocol::Simple]
+        } else {
+            &[Protocol::Ll, Protocol::Simple]
+        }
+    }
+}
+
+/// Rounds that cost the same, counted once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundGroup {
+    /// How many identical rounds.
+    pub count: u64,
+    /// Bytes the busiest GPU sends inside its node.
+    pub gpu_bytes: f64,
+    /// Bytes the busiest node sends over its NICs.
+    pub node_bytes: f64,
+    /// Bytes the busiest GPU reduces (adds into its buffer).
+    pub reduce_bytes: f64,
+    /// Intra-node traffic goes to a single peer (matters on a mesh without switch).
+    pub single_peer: bool,
+    /// Traffic goes through an in-network-reducing switch.
+    pub switch: bool,
+}
+
+impl RoundGroup {
+    /// A round with intra-node traffic only.
+    pub fn intra(count: u64, gpu_bytes: f64, reduce: bool) -> RoundGroup {
+        RoundGroup {
+            count,
+            gpu_bytes,
+            node_bytes: 0.0,
+            reduce_bytes: if reduce { gpu_bytes } else { 0.0 },
+            single_peer: false,
+            switch: false,
+        }
+    }
+}
+
+/// What one round costs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundTime {
+    /// Hop latency, seconds.
+    pub latency: f64,
+    /// Transfer (or reduction, if slower) time, seconds.
+    pub transfer: f64,
+    /// The link that bounds the transfer.
+    pub link: Link,
+}
+
+impl RoundTime {
+    /// Latency plus transfer, seconds.
+    pub fn total(&self) -> f64 {
+        self.latency + self.transfer
+    }
+}
+
+/// Time of one round under a protocol, and which link bound it.
+pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
+    let f = p.bw_factor();
+    let crosses = g.node_bytes > 0.0;
+    let intra_link = if g.switch {
+        Link::Switch
+    } else {
+        c.intra_link()
+    };
+    let hop_link = if crosses { Link::Network } else { intra_link };
+    let mut hop = p.hop_latency_us(hop_link);
+    if crosses {
+        hop += c.inter.extra_latency_us;
+    }
+    let intra_bw = if g.switch {
+        // Each GPU pushes S into the switch and pulls S back; calibrated so that the all-reduce's
+        // busbw equals the measured NVLS busbw: rate = busbw · n/(n−1).
+        let n = f64::from(c.gpus.max(2));
+        c.intra.nvls_busbw_gbs * 1e9 * n / (n - 1.0) * c.intra_scale
+    } else if g.single_peer && c.intra.kind == FabricKind::Mesh {
+        c.intra.peer_bw() * c.intra_scale
+    } else {
+        c.intra_bw()
+    };
+    let t_intra = if g.gpu_bytes > 0.0 {
+        g.gpu_bytes / (intra_bw * f)
+    } else {
+        0.0
+    };
+    let t_net = if crosses {
+        g.node_bytes / (c.node_net_bw() * f)
+    } else {
+        0.0
+    };
+    // Reading two operands and writing one at HBM speed (reduction pipelined with the copy).
+    let t_reduce = 3.0 * g.reduce_bytes / (c.gpu.mem_bw_gbs * 1e9);
+    let (t, link) = if t_net >= t_intra {
+        (t_net, Link::Network)
+    } else {
+        (t_intra, intra_link)
+    };
+    let link = if g.gpu_bytes == 0.0 && !crosses {
+        Link::Local
+    } else {
+        link
+    };
+    RoundTime {
+        latency: hop * 1e-6,
+        transfer: t.max(t_reduce),
+        link,
+    }
+}
+
+/// The result of costing a collective.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CollectiveCost {
+    /// Operation.
+    pub op: Op,
+    /// The algorithm used (resolved from `auto`).
+    pub algorithm: Algo,
+    /// The protocol the tuner picked.
+    pub protocol: Protocol,
+    /// Message size, bytes (nccl-tests' "size").
+    pub bytes: f64,
+    /// Modelled time, seconds.
+    pub time_s: f64,
+    /// Algorithm bandwidth bytes/time, GB/s (10⁹).
+    pub algbw_gbs: f64,
+    /// nccl-tests bus bandwidth, GB/s.
+    pub busbw_gbs: f64,
+    /// The link that bounds the transfer part of the time.
+    pub bottleneck: Link,
+    /// Rounds.
+    pub rounds: u64,
+    /// Share of the time spent on latency (launch and per-round), 0…1.
+    pub latency_share: f64,
+    /// Pipeline slices (tree only; 1 otherwise).
+    pub slices: u32,
+}
+
+/// The round groups of an algorithm, plus its tree slice count. Errors name the key at fault.
+pub fn round_groups(
+    c: &Cluster,
+    op: Op,
+    algo: Algo,
+    bytes: f64,
+    slices: u32,
+) -> Result<Vec<RoundGroup>, ModelError> {
+    let n = c.gpus;
+    let g = c.per_node.min(n).max(1);
+    let k = c.nodes().max(1);
+    let s = bytes;
+    if n <= 1 {
+        return Ok(Vec::new());
+    }
+    let nf = f64::from(n);
+    let crossing = k > 1;
+    match (op, algo) {
+        (_, Algo::Auto) => Err(ModelError::new(
+            "algo",
+            "auto must be resolved before costing",
+        )),
+        (Op::AllReduce, Algo::Ring)
+        | (Op::ReduceScatter, Algo::Ring)
+        | (Op::AllGather, Algo::Ring) => {
+            // One logical ring; NCCL runs one ring per NIC (channels), so a node's traffic leaving
+            // it per round is one chunk spread over all NICs.
+            let steps = match op {
+                Op::AllReduce => 2 * u64::from(n - 1),
+                _ => u64::from(n - 1),
+            };
+            let chunk = s / nf;
+            let mut group = RoundGroup::intra(steps, chunk, op != Op::AllGather);
+            if crossing {
+                group.node_bytes = chunk;
+            }
+            let mut groups = vec![group];
+            if op == Op::AllReduce {
+                // Second half (all-gather) copies, no reduction.
+                groups[0].count = u64::from(n - 1);
+                let mut ag = groups[0];
+                ag.reduce_bytes = 0.0;
+                groups.push(ag);
+            }
+            Ok(groups)
+        }
+        (_, Algo::Rhd) => {
+            if op != Op::AllReduce && !n.is_power_of_two() {
+                return Err(ModelError::new(
+                    "algo",
+                    format!(
+                        "rhd {} needs a power-of-two GPU count (gpus={n}); use ring",
+                        op.id()
+                    ),
+                ));
+            }
+            Ok(rhd_groups(c, op, s, g, crossing))
+        }
+        (Op::AllReduce, Algo::Tree) => {
+            let p = f64::from(slices.max(1));
+            let ticks = tree_ticks(n, slices);
+            let slice = s / 2.0 / p;
+            let sends = f64::from(tree_max_sends(n));
+            let mut group = RoundGroup::intra(ticks, sends * slice, true);
+            group.reduce_bytes = 2.0 * slice;
+            if crossing {
+                // Heap-ordered trees over node-major ranks: a node's GPUs all talk across nodes.
+                group.node_bytes = sends * slice * f64::from(g);
+            }
+            Ok(vec![group])
+        }
+        (Op::AllReduce, Algo::Hier) => {
+            let shard = s / f64::from(g);
+            let mut groups = Vec::new();
+            if g > 1 {
+                groups.push(RoundGroup::intra(u64::from(g - 1), shard, true));
+            }
+            if k > 1 {
+                let piece = shard / f64::from(k);
+                for reduce in [true, false] {
+                    groups.push(RoundGroup {
+                        count: u64::from(k - 1),
+                        gpu_bytes: 0.0,
+                        node_bytes: piece * f64::from(g),
+                        reduce_bytes: if reduce { piece } else { 0.0 },
+                        single_peer: false,
+                        switch: false,
+                    });
+                }
+            }
+            if g > 1 {
+                groups.push(RoundGroup::intra(u64::from(g - 1), shard, false));
+            }
+            Ok(groups)
+        }
+        (Op::AllReduce, Algo::Nvls) => {
+            if !c.intra.in_switch_reduce {
+                return Err(ModelError::new(
+                    "algo",
+                    format!(
+                        "nvls needs an NVSwitch that reduces in the network (nvlink4, nvlink5); {} has none",
+                        c.intra.id
+                    ),
+                ));
+            }
+            if k > 1 {
+                return Err(ModelError::new(
+                    "algo",
+                    "nvls is modelled inside one NVSwitch domain (gpus ≤ per_node); use hier across nodes",
+                ));
+            }
+            // Push to the switch (reduced there), then multicast back: each GPU moves S per phase.
+            let mut push = RoundGroup::intra(1, s, false);
+            push.switch = true;
+            let pull = push;
+            Ok(vec![push, pull])
+        }
+        (_, a) => Err(ModelError::new(
+            "algo",
+            format!(
+                "{} is implemented for allreduce only; for {} use ring, rhd or auto",
+                a.id(),
+                op.id()
+            ),
+        )),
+    }
+}
+
+/// Recursive halving-doubling. Non-powers of two fold the extra ranks in first (Thakur et al.
+/// 2005 §4): the r = n − p' extra ranks send their whole vector to a partner and get the result
+/// back at the end.
+fn rhd_groups(c: &Cluster, op: Op, s: f64, g: u32, multi_node: bool) -> Vec<RoundGroup> {
+    let n = c.gpus;
+    let p2 = prev_pow2(n);
+    let levels = p2.trailing_zeros();
+    let mut groups = Vec::new();
+    let fold = n != p2;
+    // Partners `dist` ranks apart (node-major ranks) are in another node when dist ≥ g, and for
+    // some ranks when g is not a multiple of 2·dist; then the node's GPUs send through its NICs
+    // at once (counted for all g: the busiest node).
+    let make = |bytes: f64, dist: u32, reduce: bool| {
+        let crosses = multi_node && (dist >= g || g % (2 * dist) != 0);
+        RoundGroup {
+            count: 1,
+            gpu_bytes: if crosses { 0.0 } else { bytes },
+            node_bytes: if crosses {
+                bytes * f64::from(g.min(n))
+            } else {
+                0.0
+            },
+            reduce_bytes: if reduce { bytes } else { 0.0 },
+            single_peer: true,
+            switch: false,
+        }
+    };
+    let whole = match op {
+        Op::AllGather => s / f64::from(p2),
+        _ => s,
+    };
+    if fold && op != Op::AllGather {
+        groups.push(make(s, p2, true));
+    }
+    if op != Op::AllGather {
+        for j in 0..levels {
+            let dist = p2 >> (j + 1);
+            groups.push(make(s / f64::from(2u32 << j), dist, true));
+        }
+    }
+    if op != Op::ReduceScatter {
+        for j in 0..levels {
+            let dist = 1u32 << j;
+            let bytes = match op {
+                Op::AllGather => whole * f64::from(1u32 << j),
+                _ => s / f64::from(p2 >> j),
+            };
+            groups.push(make(bytes, dist, false));
+        }
+    }
+    if fold && op != Op::ReduceScatter {
+        groups.push(make(s, p2, false));
+    }
+    groups
+}
+
+/// Largest power of two ≤ n (n ≥ 1).
+pub fn prev_pow2(n: u32) -> u32 {
+    if n == 0 {
+        1
+    } else {
+        1 << (31 - n.leading_zeros())
+    }
+}
+
+/// Depth (edges from root to deepest leaf) of a heap-ordered binary tree of n nodes.
+pub fn tree_depth(n: u32) -> u32 {
+    31 - n.max(1).leading_zeros()
+}
+
+/// Pipeline ticks of a double binary tree with `p` slices per half: a slice climbs `depth`
+/// levels, then descends `depth`; slices follow one tick apart.
+pub fn tree_ticks(n: u32, p: u32) -> u64 {
+    u64::from(2 * tree_depth(n)) + u64::from(p.max(1)) - 1
+}
+
+/// Children of rank `i` in tree A (heap order: 2i+1, 2i+2). Tree B is tree A with ranks reversed,
+/// so a rank internal in one tree is a leaf in the other (both halves of the data are busy).
+pub fn tree_children(n: u32, i: u32) -> impl Iterator<Item = u32> {
+    [2 * i + 1, 2 * i + 2].into_iter().filter(move |c| *c < n)
+}
+
+/// Most slices one rank sends in a steady pipeline tick, over both trees.
+pub fn tree_max_sends(n: u32) -> u32 {
+    if n <= 1 {
+        return 0;
+    }
+    let sends = |i: u32| -> u32 {
+        let up_a = u32::from(i != 0);
+        let down_a = tree_children(n, i).count() as u32;
+        let j = n - 1 - i;
+        let up_b = u32::from(j != 0);
+        let down_b = tree_children(n, j).count() as u32;
+        up_a + down_a + up_b + down_b
+    };
+    // Every kind of rank (root, 2 children, 1 child, leaf) sits near the ends or the middle.
+    let mut cands: Vec<u32> = (0..n.min(4)).collect();
+    cands.extend(n.saturating_sub(4)..n);
+    let mid = n / 2;
+    cands.extend(mid.saturating_sub(2)..(mid + 2).min(n));
+    cands.into_iter().map(sends).max().unwrap_or(0)
+}
+
+/// Cost of a collective with a fixed algorithm and protocol. `n = 1` is a local copy.
+pub fn cost_with(
+    c: &Cluster,
+    op: Op,
+    algo: Algo,
+    p: Protocol,
+    bytes: f64,
+) -> Result<CollectiveCost, ModelError> {
+    let slices = if algo == Algo::Tree {
+        best_tree_slices(c, p, bytes)
+    } else {
+        1
+    };
+    let groups = round_groups(c, op, algo, bytes, slices)?;
+    Ok(cost_of_groups(c, op, algo, p, bytes, slices, &groups))
+}
+
+fn cost_of_groups(
+    c: &Cluster,
+    op: Op,
+    algo: Algo,
+    p: Protocol,
+    bytes: f64,
+    slices: u32,
+    groups: &[RoundGroup],
+) -> CollectiveCost {
+    let mut time = 0.0;
+    let mut latency = 0.0;
+    let mut by_link = [0.0f64; 5];
+    let mut rounds = 0;
+    for g in groups {
+        let rt = round_time(c, p, g);
+        let count = g.count as f64;
+        time += rt.total() * count;
+        latency += rt.latency * count;
+        by_link[link_index(rt.link)] += rt.transfer * count;
+        rounds += g.count;
+    }
+    if c.gpus <= 1 {
+        // One GPU: nccl-tests still copies the buffer out of place: read + write at HBM speed.
+        time = 2.0 * bytes / (c.gpu.mem_bw_gbs * 1e9);
+        by_link[0] = time;
+    } else {
+        time += p.base_latency_us() * 1e-6;
+        latency += p.base_latency_us() * 1e-6;
+    }
+    let time = time.max(1e-9);
+    let algbw = bytes / time / 1e9;
+    let bottleneck = [
+        Link::Local,
+        Link::Pcie,
+        Link::NvLink,
+        Link::Switch,
+        Link::Network,
+    ][by_link
+        .iter()
+        .enumerate()
+        .fold(
+            (0, -1.0),
+            |best, (i, v)| if *v > best.1 { (i, *v) } else { best },
+        )
+        .0];
+    CollectiveCost {
+        op,
+        algorithm: algo,
+        protocol: p,
+        bytes,
+        time_s: time,
+        algbw_gbs: algbw,
+        busbw_gbs: algbw * op.busbw_factor(c.gpus),
+        bottleneck,
+        rounds,
+        latency_share: (latency / time).clamp(0.0, 1.0),
+        slices,
+    }
+}
+
+fn link_index(l: Link) -> usize {
+    match l {
+        Link::Local => 0,
+        Link::Pcie => 1,
+        Link::NvLink => 2,
+        Link::Switch => 3,
+        Link::Network => 4,
+    }
+}
+
+/// Slice count for the pipelined tree that minimises its time (NCCL slices messages into chunks;
+/// we search powers of two up to 64).
+fn best_tree_slices(c: &Cluster, p: Protocol, bytes: f64) -> u32 {
+    let mut best = (1, f64::INFINITY);
+    for e in 0..7 {
+        let slices = 1u32 << e;
+        if let Ok(groups) = round_groups(c, Op::AllReduce, Algo::Tree, bytes, slices) {
+            let t: f64 = groups
+                .iter()
+                .map(|g| round_time(c, p, g).total() * g.count as f64)
+                .sum();
+            if t < best.1 {
+                best = (slices, t);
+            }
+        }
+    }
+    best.0
+}
+
+/// The algorithms `auto` chooses among: those NCCL's tuner has (ring, tree, NVLS).
+fn auto_candidates(op: Op) -> &'static [Algo] {
+    match op {
+        Op::AllReduce => &[Algo::Ring, Algo::Tree, Algo::Nvls],
+        _ => &[Algo::Ring],
+    }
+}
+
+/// Cost of a collective: the fastest protocol for the algorithm, and for `auto` the fastest
+/// algorithm NCCL would choose.
+pub fn cost(c: &Cluster, op: Op, algo: Algo, bytes: f64) -> Result<CollectiveCost, ModelError> {
+    let single = [algo];
+    let algos: &[Algo] = if algo == Algo::Auto {
+        auto_candidates(op)
+    } else {
+        &single
+    };
+    let mut best: Option<CollectiveCost> = None;
+    let mut first_err = None;
+    for a in algos {
+        for p in c.protocols() {
+            match cost_with(c, op, *a, *p, bytes) {
+                Ok(r) => {
+                    if best.is_none_or(|b| r.time_s < b.time_s) {
+                        best = Some(r);
+                    }
+                }
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+    }
+    match best {
+        Some(b) => Ok(b),
+        None => Err(first_err.unwrap_or_else(|| ModelError::new("algo", "no algorithm applies"))),
+    }
+}
+
+/// Point-to-point send of `bytes` between two GPUs (pipeline-parallel activations), seconds.
+/// Same node: one NVLink/PCIe peer; different nodes: one NIC's share (GPUDirect RDMA).
+pub fn p2p_time(c: &Cluster, bytes: f64, same_node: bool) -> f64 {
+    let p = Protocol::Simple;
+    if same_node {
+        let bw = if c.intra.kind == FabricKind::Mesh {
+            c.intra.peer_bw()
+        } else {
+            c.intra_bw()
+        };
+        (p.base_latency_us() + p.hop_latency_us(c.intra_link())) * 1e-6 + bytes / bw
+    } else {
+        let per_gpu_nics = (f64::from(c.nics) / f64::from(c.per_node.max(1))).min(1.0);
+        let bw = c.inter.nic_bw() * per_gpu_nics;
+        (p.base_latency_us() + p.hop_latency_us(Link::Network) + c.inter.extra_latency_us) * 1e-6
+            + bytes / bw.max(1.0)
+    }
+}

@@ -1,0 +1,571 @@
+//! The hardware catalog: GPUs, intra-node fabrics and inter-node networks.
+//!
+//! Every figure carries its source. Two kinds of numbers live here:
+//! - *line rates and peaks* from vendor datasheets, and
+//! - *achievable fractions* (how much of the line rate or peak real software reaches), taken from
+//!   measurements or from the constants NCCL's own tuner uses (`NVIDIA/nccl` `src/graph/topo.h`,
+//!   `src/graph/tuning.cc`). Where no measurement was found the figure is marked **assumption**.
+
+/// Numeric precision of the training math.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Precision {
+    Fp32,
+    Tf32,
+    Fp16,
+    Bf16,
+    Fp8,
+}
+
+impl Precision {
+    /// All precisions, in the order the UI lists them.
+    pub const ALL: [Precision; 5] = [
+        Precision::Fp32,
+        Precision::Tf32,
+        Precision::Fp16,
+        Precision::Bf16,
+        Precision::Fp8,
+    ];
+
+    /// The scenario id (`precision=bf16`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Precision::Fp32 => "fp32",
+            Precision::Tf32 => "tf32",
+            Precision::Fp16 => "fp16",
+            Precision::Bf16 => "bf16",
+            Precision::Fp8 => "fp8",
+        }
+    }
+
+    /// Parses a scenario id.
+    pub fn from_id(id: &str) -> Option<Precision> {
+        Precision::ALL.into_iter().find(|p| p.id() == id)
+    }
+
+    /// Bytes of one gradient element as it is all-reduced. Mixed precision keeps fp32 master
+    /// weights but communicates gradients in the 16-bit type (Micikevicius et al. 2018, "Mixed
+    /// Precision Training"); fp8 training still reduces bf16 gradients (NVIDIA Transformer Engine
+    /// docs: FP8 is used for GEMM inputs only). TF32 is a math mode on fp32 tensors.
+    pub fn grad_bytes(self) -> f64 {
+        match self {
+            Precision::Fp32 | Precision::Tf32 => 4.0,
+            Precision::Fp16 | Precision::Bf16 | Precision::Fp8 => 2.0,
+        }
+    }
+}
+
+/// One accelerator model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gpu {
+    /// Scenario id (`gpu=h100`).
+    pub id: &'static str,
+    /// Human name.
+    pub name: &'static str,
+    /// Dense peak TFLOP/s: fp32 (non-tensor), tf32, fp16, bf16, fp8. `None` where the chip has no
+    /// such math.
+    pub peak_tflops: [Option<f64>; 5],
+    /// Memory, GiB as sold (the datasheets' "GB" for HBM is GiB-sized stacks; we treat it as GB·10⁹
+    /// when converting to bytes, the conservative reading).
+    pub mem_gb: f64,
+    /// Memory bandwidth, GB/s.
+    pub mem_bw_gbs: f64,
+    /// Achievable fraction of the dense 16-bit peak for large matmuls ("maximum achievable matmul
+    /// FLOPS", stas00/ml-engineering `compute/accelerator/README.md`).
+    pub matmul_efficiency: f64,
+    /// Fabric a node of these GPUs normally has, for defaults.
+    pub default_intra: &'static str,
+}
+
+impl Gpu {
+    /// Dense peak FLOP/s at a precision, or `None` when the chip lacks it.
+    pub fn peak_flops(&self, p: Precision) -> Option<f64> {
+        let i = Precision::ALL.iter().position(|q| *q == p).unwrap_or(0);
+        self.peak_tflops[i].map(|t| t * 1e12)
+    }
+
+    /// The precisions this chip can run, as ids (for error messages).
+    pub fn precision_ids(&self) -> Vec<&'static str> {
+        Precision::ALL
+            .iter()
+            .filter(|p| self.peak_flops(**p).is_some())
+            .map(|p| p.id())
+            .collect()
+    }
+
+    /// Memory in bytes.
+    pub fn mem_bytes(&self) -> f64 {
+        self.mem_gb * 1e9
+    }
+}
+
+/// GPUs in the catalog.
+pub const GPUS: [Gpu; 7] = [
+    // V100 SXM2 32 GB — NVIDIA V100 datasheet (2020): 15.7 FP32, 125 tensor FP16; no TF32/BF16/FP8;
+    // 900 GB/s HBM2. Matmul efficiency: **assumption** 0.80 (no MAMF figure published; cuBLAS HGEMM
+    // on V100 is commonly reported at 100+ of 125 TFLOP/s).
+    Gpu {
+        id: "v100",
+        name: "NVIDIA V100 SXM2 32 GB",
+        peak_tflops: [Some(15.7), None, Some(125.0), None, None],
+        mem_gb: 32.0,
+        mem_bw_gbs: 900.0,
+        matmul_efficiency: 0.80,
+        default_intra: "nvlink2",
+    },
+    // A100 SXM 80 GB — NVIDIA A100 datasheet: 19.5 FP32, 156 TF32, 312 FP16/BF16 dense; 2039 GB/s
+    // HBM2e. MAMF ≈ 87 % (ml-engineering).
+    Gpu {
+        id: "a100",
+        name: "NVIDIA A100 SXM 80 GB",
+        peak_tflops: [Some(19.5), Some(156.0), Some(312.0), Some(312.0), None],
+        mem_gb: 80.0,
+        mem_bw_gbs: 2039.0,
+        matmul_efficiency: 0.87,
+        default_intra: "nvlink3",
+    },
+    // H100 SXM — NVIDIA H100 datasheet: 67 FP32, 494.5 TF32, 989.4 FP16/BF16, 1978.9 FP8 dense;
+    // 80 GB HBM3 at 3.35 TB/s. MAMF ≈ 80 % (ml-engineering).
+    Gpu {
+        id: "h100",
+        name: "NVIDIA H100 SXM 80 GB",
+        peak_tflops: [
+            Some(67.0),
+            Some(494.5),
+            Some(989.4),
+            Some(989.4),
+            Some(1978.9),
+        ],
+        mem_gb: 80.0,
+        mem_bw_gbs: 3350.0,
+        matmul_efficiency: 0.80,
+        default_intra: "nvlink4",
+    },
+    // H200 SXM — NVIDIA H200 datasheet: H100 compute; 141 GB HBM3e at 4.8 TB/s. MAMF as H100
+    // (same die).
+    Gpu {
+        id: "h200",
+        name: "NVIDIA H200 SXM 141 GB",
+        peak_tflops: [
+            Some(67.0),
+            Some(494.5),
+            Some(989.4),
+            Some(989.4),
+            Some(1978.9),
+        ],
+        mem_gb: 141.0,
+        mem_bw_gbs: 4800.0,
+        matmul_efficiency: 0.80,
+        default_intra: "nvlink4",
+    },
+    // B200 — NVIDIA DGX B200 / HGX B200 datasheet per GPU: 80 FP32, 1100 TF32, 2250 FP16/BF16,
+    // 4500 FP8 dense; 180 GB HBM3e at 8 TB/s. MAMF ≈ 78 % (ml-engineering).
+    Gpu {
+        id: "b200",
+        name: "NVIDIA B200 180 GB",
+        peak_tflops: [
+            Some(80.0),
+            Some(1100.0),
+            Some(2250.0),
+            Some(2250.0),
+            Some(4500.0),
+        ],
+        mem_gb: 180.0,
+        mem_bw_gbs: 8000.0,
+        matmul_efficiency: 0.78,
+        default_intra: "nvlink5",
+    },
+    // MI300X — AMD Instinct MI300X datasheet: 163.4 FP32 matrix, 653.7 TF32, 1307.4 FP16/BF16,
+    // 2614.9 FP8 dense; 192 GB HBM3 at 5.3 TB/s. MAMF ≈ 51 % (ml-engineering, ROCm 6.x era).
+    Gpu {
+        id: "mi300x",
+        name: "AMD Instinct MI300X 192 GB",
+        peak_tflops: [
+            Some(163.4),
+            Some(653.7),
+            Some(1307.4),
+            Some(1307.4),
+            Some(2614.9),
+        ],
+        mem_gb: 192.0,
+        mem_bw_gbs: 5300.0,
+        matmul_efficiency: 0.51,
+        default_intra: "xgmi",
+    },
+    // GeForce RTX 4090 — NVIDIA Ada Lovelace architecture whitepaper, appendix table: 82.6 FP32,
+    // 82.6 TF32, 165.2 FP16/BF16 (FP32 accumulate), 330.3 FP8 (FP32 accumulate) dense; 24 GB
+    // GDDR6X at 1008 GB/s. Matmul efficiency: **assumption** 0.75 (no MAMF figure published).
+    Gpu {
+        id: "rtx4090",
+        name: "NVIDIA GeForce RTX 4090 24 GB",
+        peak_tflops: [
+            Some(82.6),
+            Some(82.6),
+            Some(165.2),
+            Some(165.2),
+            Some(330.3),
+        ],
+        mem_gb: 24.0,
+        mem_bw_gbs: 1008.0,
+        matmul_efficiency: 0.75,
+        default_intra: "pcie4",
+    },
+];
+
+/// How GPUs inside one node reach each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FabricKind {
+    /// PCIe through the host's root complex / switches: NCCL's `PCI` latency class.
+    Pcie,
+    /// NVLink point-to-point links, no switch (V100 hybrid cube-mesh, MI300X xGMI full mesh).
+    /// One peer pair gets only its own links.
+    Mesh,
+    /// NVLink through NVSwitch: any pair gets a GPU's full bandwidth.
+    Switch,
+}
+
+/// An intra-node fabric.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fabric {
+    /// Scenario id (`intra=nvlink4`).
+    pub id: &'static str,
+    /// Human name.
+    pub name: &'static str,
+    /// Topology class.
+    pub kind: FabricKind,
+    /// Line rate per GPU per direction, GB/s (all links of one GPU together).
+    pub line_gbs: f64,
+    /// Line rate between one pair of GPUs per direction on a mesh, GB/s.
+    pub peer_gbs: f64,
+    /// Achievable fraction of line rate for bulk collective traffic.
+    pub efficiency: f64,
+    /// Whether the switch can reduce in the network (NVLink SHARP, used by NCCL's NVLS algorithm).
+    pub in_switch_reduce: bool,
+    /// Achievable busbw of an in-switch all-reduce, GB/s (NVLS only).
+    pub nvls_busbw_gbs: f64,
+}
+
+impl Fabric {
+    /// Achievable bandwidth per GPU per direction, bytes/s, when traffic spreads over all links.
+    pub fn gpu_bw(&self) -> f64 {
+        self.line_gbs * self.efficiency * 1e9
+    }
+
+    /// Achievable bandwidth between one pair of GPUs, bytes/s.
+    pub fn peer_bw(&self) -> f64 {
+        self.peer_gbs.min(self.line_gbs) * self.efficiency * 1e9
+    }
+
+    /// Is this NVLink (for NCCL's latency class and the LL128 protocol)?
+    pub fn is_nvlink(&self) -> bool {
+        self.kind != FabricKind::Pcie
+    }
+}
+
+/// NCCL's achievable NVLink rate per link: `SM70_NVLINK_BW 20.0`, `SM80 20.0`, `SM90 20.6`,
+/// `SM100 40.1` GB/s (`NVIDIA/nccl` `src/graph/topo.h`), against a line rate of 25 GB/s per link
+/// and direction for NVLink 2/3/4 and 50 GB/s for NVLink 5 (NVIDIA NVLink product page).
+/// A100 is further capped at 235 GB/s per GPU by NCCL's tuner (`tuning.cc`, `compCap80`), which
+/// matches the 229–235 GB/s busbw nccl-tests measure on DGX A100.
+const NVLINK2_EFF: f64 = 20.0 / 25.0;
+const NVLINK3_EFF: f64 = 235.0 / 300.0;
+const NVLINK4_EFF: f64 = 20.6 / 25.0;
+const NVLINK5_EFF: f64 = 40.1 / 50.0;
+/// NCCL's `PCI_BW 12.0` for a Gen3 x16 link (line 15.75 GB/s) = 0.76; NVIDIA GTC24 S62129 measured
+/// 24 GB/s busbw for 8 GPUs on PCIe Gen4 (line 31.5) = 0.76. Used for every PCIe generation.
+const PCIE_EFF: f64 = 12.0 / 15.75;
+
+/// Intra-node fabrics in the catalog.
+pub const FABRICS: [Fabric; 8] = [
+    // PCIe x16 per direction: Gen3 15.75, Gen4 31.5, Gen5 63 GB/s (PCI-SIG; ml-engineering).
+    Fabric {
+        id: "pcie3",
+        name: "PCIe Gen3 x16",
+        kind: FabricKind::Pcie,
+        line_gbs: 15.75,
+        peer_gbs: 15.75,
+        efficiency: PCIE_EFF,
+        in_switch_reduce: false,
+        nvls_busbw_gbs: 0.0,
+    },
+    Fabric {
+        id: "pcie4",
+        name: "PCIe Gen4 x16",
+        kind: FabricKind::Pcie,
+        line_gbs: 31.5,
+        peer_gbs: 31.5,
+        efficiency: PCIE_EFF,
+        in_switch_reduce: false,
+        nvls_busbw_gbs: 0.0,
+    },
+    Fabric {
+        id: "pcie5",
+        name: "PCIe Gen5 x16",
+        kind: FabricKind::Pcie,
+        line_gbs: 63.0,
+        peer_gbs: 63.0,
+        efficiency: PCIE_EFF,
+        in_switch_reduce: false,
+        nvls_busbw_gbs: 0.0,
+    },
+    // NVLink2 on DGX-1V: 6 links × 25 GB/s = 150 GB/s per direction; hybrid cube-mesh, a neighbour
+    // pair shares one or two links (NVIDIA DGX-1 with Tesla V100 whitepaper): one link, 25 GB/s.
+    Fabric {
+        id: "nvlink2",
+        name: "NVLink 2 (cube-mesh, V100)",
+        kind: FabricKind::Mesh,
+        line_gbs: 150.0,
+        peer_gbs: 25.0,
+        efficiency: NVLINK2_EFF,
+        in_switch_reduce: false,
+        nvls_busbw_gbs: 0.0,
+    },
+    // NVLink3 with NVSwitch (DGX A100): 12 links, 300 GB/s per direction (A100 datasheet).
+    Fabric {
+        id: "nvlink3",
+        name: "NVLink 3 + NVSwitch (A100)",
+        kind: FabricKind::Switch,
+        line_gbs: 300.0,
+        peer_gbs: 300.0,
+        efficiency: NVLINK3_EFF,
+        in_switch_reduce: false,
+        nvls_busbw_gbs: 0.0,
+    },
+    // NVLink4 with third-generation NVSwitch (DGX H100): 18 links, 450 GB/s per direction; the
+    // switch reduces in-network (NVLink SHARP). NVLS all-reduce busbw ≈ 475 GB/s on 8× H100
+    // (`H100_NVLS_BW 475.0`, aliyun/astra-sim-alibabacloud `calbusbw.h`, calibrated on hardware).
+    Fabric {
+        id: "nvlink4",
+        name: "NVLink 4 + NVSwitch (H100)",
+        kind: FabricKind::Switch,
+        line_gbs: 450.0,
+        peer_gbs: 450.0,
+        efficiency: NVLINK4_EFF,
+        in_switch_reduce: true,
+        nvls_busbw_gbs: 475.0,
+    },
+    // NVLink5 with fourth-generation NVSwitch (DGX B200): 18 links, 900 GB/s per direction.
+    // NVLS busbw: **assumption** scaled from NVLink4 by line rate (475 × 2).
+    Fabric {
+        id: "nvlink5",
+        name: "NVLink 5 + NVSwitch (B200)",
+        kind: FabricKind::Switch,
+        line_gbs: 900.0,
+        peer_gbs: 900.0,
+        efficiency: NVLINK5_EFF,
+        in_switch_reduce: true,
+        nvls_busbw_gbs: 950.0,
+    },
+    // AMD Infinity Fabric (xGMI) on MI300X platforms: 7 links per GPU, 64 GB/s per peer and
+    // direction, full mesh of 8 (AMD MI300X platform datasheet; ml-engineering). Achievable
+    // fraction: **assumption** 0.70 (RCCL all-reduce busbw reported around 300–320 GB/s on 8 GPUs).
+    Fabric {
+        id: "xgmi",
+        name: "AMD Infinity Fabric (MI300X)",
+        kind: FabricKind::Mesh,
+        line_gbs: 448.0,
+        peer_gbs: 64.0,
+        efficiency: 0.70,
+        in_switch_reduce: false,
+        nvls_busbw_gbs: 0.0,
+    },
+];
+
+/// How nodes reach each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetKind {
+    /// No network: a single node.
+    None,
+    /// Kernel TCP sockets (NCCL's socket transport).
+    Tcp,
+    /// RDMA (InfiniBand or RoCE), GPUDirect.
+    Rdma,
+}
+
+/// An inter-node network; bandwidth is per NIC.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Network {
+    /// Scenario id (`inter=ib-ndr`).
+    pub id: &'static str,
+    /// Human name.
+    pub name: &'static str,
+    /// Transport class.
+    pub kind: NetKind,
+    /// Line rate per NIC port, Gbit/s.
+    pub gbps: f64,
+    /// Achievable fraction of line rate.
+    pub efficiency: f64,
+    /// Extra per-hop latency over NCCL's RDMA figure, µs (TCP's kernel stack).
+    pub extra_latency_us: f64,
+}
+
+impl Network {
+    /// Achievable bandwidth of one NIC, bytes/s.
+    pub fn nic_bw(&self) -> f64 {
+        self.gbps / 8.0 * self.efficiency * 1e9
+    }
+}
+
+/// ConnectX-6 (HDR/200G) achieves 23.5 of 25 GB/s, ConnectX-7 (NDR/400G) 48.5 of 50 GB/s
+/// (`CX6_BW`, `CX7_BW` in aliyun/astra-sim-alibabacloud `calbusbw.h`, calibrated against
+/// nccl-tests). EDR (ConnectX-5) and XDR/800G (ConnectX-8): **assumption** same as the
+/// neighbouring generation.
+const RDMA_EFF_200G: f64 = 23.5 / 25.0;
+const RDMA_EFF_400G: f64 = 48.5 / 50.0;
+/// RoCE v2 carries ~4 % more header than IB (Ethernet+IP+UDP+BTH vs LRH+BTH on 4 KiB MTU);
+/// **assumption**: 0.96 of the IB fraction.
+const ROCE_FACTOR: f64 = 0.96;
+/// NCCL's socket transport over kernel TCP. **Assumption**: 10/25 GbE reach ~90/85 % of line
+/// rate with several sockets per connection (NCCL_NSOCKS_PERTHREAD), while one host's TCP stack
+/// copies cap 100 GbE near 55 %; each hop pays ~25 µs of kernel network stack round trip.
+const TCP_LATENCY_US: f64 = 25.0;
+
+/// Inter-node networks in the catalog. Line rates: IEEE 802.3 Ethernet speeds; InfiniBand 4×
+/// ports EDR 100, HDR 200, NDR 400, XDR 800 Gb/s (InfiniBand Trade Association roadmap).
+pub const NETWORKS: [Network; 12] = [
+    Network {
+        id: "none",
+        name: "No network (one node)",
+        kind: NetKind::None,
+        gbps: 0.0,
+        efficiency: 0.0,
+        extra_latency_us: 0.0,
+    },
+    Network {
+        id: "tcp10",
+        name: "10 GbE, TCP",
+        kind: NetKind::Tcp,
+        gbps: 10.0,
+        efficiency: 0.90,
+        extra_latency_us: TCP_LATENCY_US,
+    },
+    Network {
+        id: "tcp25",
+        name: "25 GbE, TCP",
+        kind: NetKind::Tcp,
+        gbps: 25.0,
+        efficiency: 0.85,
+        extra_latency_us: TCP_LATENCY_US,
+    },
+    Network {
+        id: "tcp100",
+        name: "100 GbE, TCP",
+        kind: NetKind::Tcp,
+        gbps: 100.0,
+        efficiency: 0.55,
+        extra_latency_us: TCP_LATENCY_US,
+    },
+    Network {
+        id: "roce100",
+        name: "100 GbE RoCE",
+        kind: NetKind::Rdma,
+        gbps: 100.0,
+        efficiency: RDMA_EFF_200G * ROCE_FACTOR,
+        extra_latency_us: 0.0,
+    },
+    Network {
+        id: "roce200",
+        name: "200 GbE RoCE",
+        kind: NetKind::Rdma,
+        gbps: 200.0,
+        efficiency: RDMA_EFF_200G * ROCE_FACTOR,
+        extra_latency_us: 0.0,
+    },
+    Network {
+        id: "roce400",
+        name: "400 GbE RoCE",
+        kind: NetKind::Rdma,
+        gbps: 400.0,
+        efficiency: RDMA_EFF_400G * ROCE_FACTOR,
+        extra_latency_us: 0.0,
+    },
+    Network {
+        id: "roce800",
+        name: "800 GbE RoCE",
+        kind: NetKind::Rdma,
+        gbps: 800.0,
+        efficiency: RDMA_EFF_400G * ROCE_FACTOR,
+        extra_latency_us: 0.0,
+    },
+    Network {
+        id: "ib-edr",
+        name: "InfiniBand EDR 100 Gb/s",
+        kind: NetKind::Rdma,
+        gbps: 100.0,
+        efficiency: RDMA_EFF_200G,
+        extra_latency_us: 0.0,
+    },
+    Network {
+        id: "ib-hdr",
+        name: "InfiniBand HDR 200 Gb/s",
+        kind: NetKind::Rdma,
+        gbps: 200.0,
+        efficiency: RDMA_EFF_200G,
+        extra_latency_us: 0.0,
+    },
+    Network {
+        id: "ib-ndr",
+        name: "InfiniBand NDR 400 Gb/s",
+        kind: NetKind::Rdma,
+        gbps: 400.0,
+        efficiency: RDMA_EFF_400G,
+        extra_latency_us: 0.0,
+    },
+    Network {
+        id: "ib-xdr",
+        name: "InfiniBand XDR 800 Gb/s",
+        kind: NetKind::Rdma,
+        gbps: 800.0,
+        efficiency: RDMA_EFF_400G,
+        extra_latency_us: 0.0,
+    },
+];
+
+/// Looks a GPU up by id.
+pub fn gpu(id: &str) -> Option<&'static Gpu> {
+    GPUS.iter().find(|g| g.id == id)
+}
+
+/// Looks a fabric up by id.
+pub fn fabric(id: &str) -> Option<&'static Fabric> {
+    FABRICS.iter().find(|f| f.id == id)
+}
+
+/// Looks a network up by id.
+pub fn network(id: &str) -> Option<&'static Network> {
+    NETWORKS.iter().find(|n| n.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_found() {
+        for g in GPUS {
+            assert_eq!(gpu(g.id).map(|x| x.name), Some(g.name));
+        }
+        for f in FABRICS {
+            assert_eq!(fabric(f.id).map(|x| x.name), Some(f.name));
+        }
+        for n in NETWORKS {
+            assert_eq!(network(n.id).map(|x| x.name), Some(n.name));
+        }
+    }
+
+    #[test]
+    fn achievable_rates_are_below_line_rates() {
+        for f in FABRICS {
+            assert!(f.efficiency > 0.5 && f.efficiency < 1.0, "{}", f.id);
+        }
+        for n in NETWORKS.iter().filter(|n| n.kind != NetKind::None) {
+            assert!(n.efficiency > 0.5 && n.efficiency < 1.0, "{}", n.id);
+        }
+    }
+
+    #[test]
+    fn v100_has_no_bf16() {
+        let v = gpu("v100").unwrap();
+        assert!(v.peak_flops(Precision::Bf16).is_none());
+        assert_eq!(v.precision_ids(), vec!["fp32", "fp16"]);
+    }
+}

@@ -1,0 +1,519 @@
+//! Executable schedules: every algorithm as explicit rounds of transfers.
+//!
+//! In round r, GPU `src` sends parts `part .. part + count` of its buffer to `dst`, which either
+//! adds them to its own (`reduce`) or overwrites (`copy`). The buffer is split into `parts` equal
+//! parts. A switch that reduces in the network (NVLS) appears as an extra rank after the GPUs.
+//!
+//! Round durations come from the same [`round_time`] as the closed-form cost, with the bytes each
+//! round actually moves; [`Schedule::execute`] runs the transfers on real numbers, so tests can
+//! check that every GPU ends with the exact sum and that the time charged matches the cost.
+
+use super::collective::{
+    cost, prev_pow2, round_time, tree_children, tree_depth, tree_max_sends, tree_ticks, Algo,
+    Cluster, Op, Protocol, RoundGroup, RoundTime,
+};
+use super::ModelError;
+
+/// Largest GPU count drawn transfer by transfer (larger counts are animated in aggregate).
+pub const MAX_EXPLICIT_GPUS: u32 = 256;
+
+/// One transfer inside a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transfer {
+    /// Sending rank (a GPU, or the switch rank).
+    pub src: u32,
+    /// Receiving rank.
+    pub dst: u32,
+    /// First part sent.
+    pub part: u32,
+    /// Number of consecutive parts sent.
+    pub count: u32,
+    /// The receiver adds (true) or overwrites (false).
+    pub reduce: bool,
+}
+
+/// What a round is doing, for captions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Partial sums travel and are added.
+    ReduceScatter,
+    /// Finished sums are copied around.
+    AllGather,
+    /// Extra ranks fold into / out of a power of two (rhd).
+    Fold,
+    /// Inside a node (hierarchical).
+    IntraReduce,
+    /// Between nodes (hierarchical).
+    InterReduce,
+    /// Between nodes, copies (hierarchical).
+    InterGather,
+    /// Inside a node, copies (hierarchical).
+    IntraGather,
+    /// Up a tree, reducing.
+    TreeUp,
+    /// Into the switch, reduced there.
+    SwitchReduce,
+    /// Out of the switch, multicast.
+    SwitchMulticast,
+}
+
+/// One round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Round {
+    /// Transfers that happen at once.
+    pub transfers: Vec<Transfer>,
+    /// What the round does.
+    pub phase: Phase,
+    /// Its modelled cost.
+    pub time: RoundTime,
+}
+
+/// An algorithm expanded into rounds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schedule {
+    /// Operation.
+    pub op: Op,
+    /// Algorithm (resolved).
+    pub algo: Algo,
+    /// Protocol the tuner picked.
+    pub protocol: Protocol,
+    /// GPUs.
+    pub gpus: u32,
+    /// GPUs per node.
+    pub per_node: u32,
+    /// Index of the in-network switch rank, if the algorithm uses one.
+    pub switch_rank: Option<u32>,
+    /// Parts the buffer is split into.
+    pub parts: u32,
+    /// Bytes per part.
+    pub part_bytes: f64,
+    /// For reduce-scatter: the part each GPU owns at the end; for all-gather: the part each GPU
+    /// starts with.
+    pub owned: Vec<u32>,
+    /// Launch latency before the first round, seconds.
+    pub base_latency: f64,
+    /// The rounds.
+    pub rounds: Vec<Round>,
+}
+
+impl Schedule {
+    /// Builds the schedule the cost model times for this collective (resolving `auto` and the
+    /// protocol exactly as [`cost`] does).
+    pub fn build(c: &Cluster, op: Op, algo: Algo, bytes: f64) -> Result<Schedule, ModelError> {
+        if c.gpus > MAX_EXPLICIT_GPUS {
+            return Err(ModelError::new(
+                "gpus",
+                format!(
+                    "explicit schedules go up to {MAX_EXPLICIT_GPUS} GPUs; larger clusters are shown in aggregate"
+                ),
+            ));
+        }
+        let chosen = cost(c, op, algo, bytes)?;
+        let n = c.gpus;
+        let g = c.per_node.min(n).max(1);
+        let mut b = Builder::default();
+        let (parts, owned) = match chosen.algorithm {
+            Algo::Ring => {
+                ring(&mut b, op, n);
+                (n, (0..n).collect())
+            }
+            Algo::Rhd => {
+                rhd(&mut b, op, n);
+                (prev_pow2(n), (0..n).collect())
+            }
+            Algo::Tree => {
+                tree(&mut b, n, chosen.slices);
+                (2 * chosen.slices, Vec::new())
+            }
+            Algo::Hier => {
+                hier(&mut b, n, g);
+                (n, Vec::new())
+            }
+            Algo::Nvls => {
+                b.round(
+                    Phase::SwitchReduce,
+                    (0..n).map(|i| Transfer {
+                        src: i,
+                        dst: n,
+                        part: 0,
+                        count: 1,
+                        reduce: true,
+                    }),
+                );
+                b.round(
+                    Phase::SwitchMulticast,
+                    (0..n).map(|i| Transfer {
+                        src: n,
+                        dst: i,
+                        part: 0,
+                        count: 1,
+                        reduce: false,
+                    }),
+                );
+                (1, Vec::new())
+            }
+            Algo::Auto => return Err(ModelError::new("algo", "auto was not resolved")),
+        };
+        let part_bytes = bytes / f64::from(parts.max(1));
+        let switch_rank = (chosen.algorithm == Algo::Nvls).then_some(n);
+        let tick = (chosen.algorithm == Algo::Tree).then(|| {
+            let slice = bytes / 2.0 / f64::from(chosen.slices);
+            let sends = f64::from(tree_max_sends(n));
+            let mut grp = RoundGroup::intra(1, sends * slice, true);
+            grp.reduce_bytes = 2.0 * slice;
+            if c.nodes() > 1 {
+                grp.node_bytes = sends * slice * f64::from(g);
+            }
+            round_time(c, chosen.protocol, &grp)
+        });
+        let rounds = b
+            .rounds
+            .into_iter()
+            .map(|(phase, transfers)| {
+                let grp = group_of(
+                    &transfers,
+                    g,
+                    switch_rank,
+                    part_bytes,
+                    chosen.algorithm == Algo::Rhd,
+                );
+                // A pipelined tree advances in lock-step ticks as long as its busiest stage.
+                let time = tick.unwrap_or_else(|| round_time(c, chosen.protocol, &grp));
+                Round {
+                    transfers,
+                    phase,
+                    time,
+                }
+            })
+            .collect();
+        Ok(Schedule {
+            op,
+            algo: chosen.algorithm,
+            protocol: chosen.protocol,
+            gpus: n,
+            per_node: g,
+            switch_rank,
+            parts,
+            part_bytes,
+            owned,
+            base_latency: if n > 1 {
+                chosen.protocol.base_latency_us() * 1e-6
+            } else {
+                0.0
+            },
+            rounds,
+        })
+    }
+
+    /// Total modelled time, seconds.
+    pub fn total_time(&self) -> f64 {
+        self.base_latency + self.rounds.iter().map(|r| r.time.total()).sum::<f64>()
+    }
+
+    /// Ranks including the switch.
+    pub fn ranks(&self) -> u32 {
+        self.gpus + u32::from(self.switch_rank.is_some())
+    }
+
+    /// Runs the schedule on real numbers. `input[rank][part]` is each GPU's buffer (for an
+    /// all-gather, only its owned part matters). Returns every rank's final buffer and, per rank
+    /// and part, the set of GPUs whose contribution it holds (bit i = GPU i; n ≤ 64 only, else
+    /// the sets are empty). A transfer that would count a contribution twice is an error.
+    pub fn execute(&self, input: &[Vec<f64>]) -> Result<Execution, String> {
+        let n = self.gpus as usize;
+        let parts = self.parts as usize;
+        let ranks = self.ranks() as usize;
+        let track = n <= 64;
+        let mut value = vec![vec![0.0; parts]; ranks];
+        let mut has = vec![vec![0u64; parts]; ranks];
+        for r in 0..n {
+            for p in 0..parts {
+                let starts_with = self.op != Op::AllGather || self.owned[r] as usize == p;
+                if starts_with {
+                    value[r][p] = input[r][p];
+                    if track {
+                        has[r][p] = 1u64 << r;
+                    }
+                }
+            }
+        }
+        for (ri, round) in self.rounds.iter().enumerate() {
+            // All transfers of a round read the state from before the round.
+            let (v0, h0) = (value.clone(), has.clone());
+            for t in &round.transfers {
+                for p in t.part as usize..(t.part + t.count) as usize {
+                    let (s, d) = (t.src as usize, t.dst as usize);
+                    if t.reduce {
+                        if track && has[d][p] & h0[s][p] != 0 {
+                            return Err(format!(
+                                "round {ri}: rank {d} would add GPU contributions to part {p} twice"
+                            ));
+                        }
+                        value[d][p] += v0[s][p];
+                        has[d][p] |= h0[s][p];
+                    } else {
+                        value[d][p] = v0[s][p];
+                        has[d][p] = h0[s][p];
+                    }
+                }
+            }
+        }
+        Ok(Execution { value, has })
+    }
+}
+
+/// The result of [`Schedule::execute`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Execution {
+    /// Final buffer per rank and part.
+    pub value: Vec<Vec<f64>>,
+    /// Contributions held per rank and part (bit i = GPU i).
+    pub has: Vec<Vec<u64>>,
+}
+
+#[derive(Default)]
+struct Builder {
+    rounds: Vec<(Phase, Vec<Transfer>)>,
+}
+
+impl Builder {
+    fn round(&mut self, phase: Phase, t: impl IntoIterator<Item = Transfer>) {
+        self.rounds.push((phase, t.into_iter().collect()));
+    }
+}
+
+fn send(src: u32, dst: u32, part: u32, count: u32, reduce: bool) -> Transfer {
+    Transfer {
+        src,
+        dst,
+        part,
+        count,
+        reduce,
+    }
+}
+
+/// Ring over ranks `members` (in ring order), parts `base + idx·stride…` of `width` each:
+/// reduce-scatter rounds (rank j sends part j−t−1 to j+1), then all-gather rounds (part j−t).
+fn ring_rounds(
+    b: &mut Builder,
+    members: &[Vec<u32>],
+    part_of: impl Fn(usize, u32) -> u32,
+    width: u32,
+    reduce_phase: Option<Phase>,
+    gather_phase: Option<Phase>,
+) {
+    // `members` holds several independent rings that run in the same rounds.
+    let m = members.first().map_or(0, |r| r.len());
+    if m < 2 {
+        return;
+    }
+    let mm = m as i64;
+    if let Some(phase) = reduce_phase {
+        for t in 0..m - 1 {
+            let mut ts = Vec::new();
+            for (ri, ring) in members.iter().enumerate() {
+                for j in 0..m {
+                    let idx = (j as i64 - t as i64 - 1).rem_euclid(mm) as u32;
+                    ts.push(send(
+                        ring[j],
+                        ring[(j + 1) % m],
+                        part_of(ri, idx),
+                        width,
+                        true,
+                    ));
+                }
+            }
+            b.round(phase, ts);
+        }
+    }
+    if let Some(phase) = gather_phase {
+        for t in 0..m - 1 {
+            let mut ts = Vec::new();
+            for (ri, ring) in members.iter().enumerate() {
+                for j in 0..m {
+                    let idx = (j as i64 - t as i64).rem_euclid(mm) as u32;
+                    ts.push(send(
+                        ring[j],
+                        ring[(j + 1) % m],
+                        part_of(ri, idx),
+                        width,
+                        false,
+                    ));
+                }
+            }
+            b.round(phase, ts);
+        }
+    }
+}
+
+fn ring(b: &mut Builder, op: Op, n: u32) {
+    let members = vec![(0..n).collect::<Vec<_>>()];
+    let (rs, ag) = match op {
+        Op::AllReduce => (Some(Phase::ReduceScatter), Some(Phase::AllGather)),
+        Op::ReduceScatter => (Some(Phase::ReduceScatter), None),
+        Op::AllGather => (None, Some(Phase::AllGather)),
+    };
+    ring_rounds(b, &members, |_, idx| idx, 1, rs, ag);
+}
+
+fn rhd(b: &mut Builder, op: Op, n: u32) {
+    let p2 = prev_pow2(n);
+    let levels = p2.trailing_zeros();
+    if n != p2 && op != Op::AllGather {
+        b.round(Phase::Fold, (p2..n).map(|i| send(i, i - p2, 0, p2, true)));
+    }
+    if op != Op::AllGather {
+        for j in 0..levels {
+            let d = p2 >> (j + 1);
+            let len = p2 >> j;
+            b.round(
+                Phase::ReduceScatter,
+                (0..p2).map(|i| {
+                    // Rank i's current range is the aligned block of `len` parts containing i.
+                    let lo = i / len * len;
+                    if i & d == 0 {
+                        send(i, i + d, lo + len / 2, len / 2, true)
+                    } else {
+                        send(i, i - d, lo, len / 2, true)
+                    }
+                }),
+            );
+        }
+    }
+    if op != Op::ReduceScatter {
+        for j in 0..levels {
+            let d = 1u32 << j;
+            b.round(
+                Phase::AllGather,
+                (0..p2).map(|i| send(i, i ^ d, i / d * d, d, false)),
+            );
+        }
+    }
+    if n != p2 && op != Op::ReduceScatter {
+        b.round(Phase::Fold, (p2..n).map(|i| send(i - p2, i, 0, p2, false)));
+    }
+}
+
+/// Double binary tree: tree A is heap-ordered (children 2q+1, 2q+2), tree B the same shape over
+/// reversed ranks. Half A of the buffer is parts 0..P, half B parts P..2P. A rank at height h
+/// sends slice s up at tick s + h; the root broadcasts slice s from tick s + D, each level one
+/// tick later.
+fn tree(b: &mut Builder, n: u32, slices: u32) {
+    if n < 2 {
+        return;
+    }
+    let d = tree_depth(n);
+    let mut height = vec![0u32; n as usize];
+    for q in (0..n).rev() {
+        height[q as usize] = tree_children(n, q)
+            .map(|c| height[c as usize] + 1)
+            .max()
+            .unwrap_or(0);
+    }
+    let depth = |q: u32| 31 - (q + 1).leading_zeros();
+    let ticks = tree_ticks(n, slices) as u32;
+    let rank = |tree_b: bool, q: u32| if tree_b { n - 1 - q } else { q };
+    for t in 0..ticks {
+        let mut ts = Vec::new();
+        let mut up = false;
+        for (half, tree_b) in [(0u32, false), (1u32, true)] {
+            for q in 0..n {
+                // Reduce: position q (not the root) sends slice t − h(q) up.
+                if q != 0 {
+                    if let Some(s) = t.checked_sub(height[q as usize]).filter(|s| *s < slices) {
+                        ts.push(send(
+                            rank(tree_b, q),
+                            rank(tree_b, (q - 1) / 2),
+                            half * slices + s,
+                            1,
+                            true,
+                        ));
+                        up = true;
+                    }
+                }
+                // Broadcast: position q sends slice t − D − depth(q) to its children.
+                if let Some(s) = t.checked_sub(d + depth(q)).filter(|s| *s < slices) {
+                    for c in tree_children(n, q) {
+                        ts.push(send(
+                            rank(tree_b, q),
+                            rank(tree_b, c),
+                            half * slices + s,
+                            1,
+                            false,
+                        ));
+                    }
+                }
+            }
+        }
+        b.round(if up { Phase::TreeUp } else { Phase::AllGather }, ts);
+    }
+}
+
+/// Hierarchical: ring reduce-scatter of g shards inside each node, ring all-reduce of each shard
+/// across nodes among GPUs with the same local index, ring all-gather inside each node.
+fn hier(b: &mut Builder, n: u32, g: u32) {
+    let k = n / g;
+    let nodes: Vec<Vec<u32>> = (0..k)
+        .map(|m| (0..g).map(|j| m * g + j).collect())
+        .collect();
+    // Shard j = parts j·k .. (j+1)·k.
+    ring_rounds(b, &nodes, |_, j| j * k, k, Some(Phase::IntraReduce), None);
+    let columns: Vec<Vec<u32>> = (0..g)
+        .map(|j| (0..k).map(|m| m * g + j).collect())
+        .collect();
+    ring_rounds(
+        b,
+        &columns,
+        |j, piece| j as u32 * k + piece,
+        1,
+        Some(Phase::InterReduce),
+        Some(Phase::InterGather),
+    );
+    ring_rounds(b, &nodes, |_, j| j * k, k, None, Some(Phase::IntraGather));
+}
+
+/// The cost-model view of one explicit round: busiest GPU's intra-node bytes, busiest node's
+/// network bytes, busiest receiver's reduction bytes.
+pub fn group_of(
+    ts: &[Transfer],
+    per_node: u32,
+    switch_rank: Option<u32>,
+    part_bytes: f64,
+    single_peer: bool,
+) -> RoundGroup {
+    use std::collections::HashMap;
+    let mut gpu_out: HashMap<u32, f64> = HashMap::new();
+    let mut node_out: HashMap<u32, f64> = HashMap::new();
+    let mut reduce_in: HashMap<u32, f64> = HashMap::new();
+    let mut switch = false;
+    for t in ts {
+        let bytes = f64::from(t.count) * part_bytes;
+        let via_switch = Some(t.src) == switch_rank || Some(t.dst) == switch_rank;
+        switch |= via_switch;
+        if via_switch {
+            // The GPU side of a switch transfer: what it pushes or pulls over its NVLinks.
+            let gpu = if Some(t.src) == switch_rank {
+                t.dst
+            } else {
+                t.src
+            };
+            *gpu_out.entry(gpu).or_default() += bytes;
+        } else if t.src / per_node == t.dst / per_node {
+            *gpu_out.entry(t.src).or_default() += bytes;
+        } else {
+            *node_out.entry(t.src / per_node).or_default() += bytes;
+        }
+        if t.reduce && Some(t.dst) != switch_rank {
+            *reduce_in.entry(t.dst).or_default() += bytes;
+        }
+    }
+    let max = |m: &HashMap<u32, f64>| m.values().copied().fold(0.0, f64::max);
+    RoundGroup {
+        count: 1,
+        gpu_bytes: max(&gpu_out),
+        node_bytes: max(&node_out),
+        reduce_bytes: max(&reduce_in),
+        single_peer,
+        switch,
+    }
+}

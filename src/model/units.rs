@@ -1,0 +1,90 @@
+//! Byte sizes and their human forms (`64MiB`, `1GiB`, `4096`).
+
+/// Parses a byte count: a plain integer or a number with a suffix B, KB, MB, GB, TB (10³ steps) or
+/// KiB, MiB, GiB, TiB (2¹⁰ steps). Case-insensitive. Returns `None` on anything else.
+pub fn parse_bytes(s: &str) -> Option<f64> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    if num.is_empty() || num.chars().filter(|c| *c == '.').count() > 1 {
+        return None;
+    }
+    let value: f64 = num.parse().ok()?;
+    let mult = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "m" | "mb" => 1e6,
+        "g" | "gb" => 1e9,
+        "t" | "tb" => 1e12,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    let bytes = value * mult;
+    (bytes.is_finite() && bytes.fract() == 0.0).then_some(bytes)
+}
+
+/// Formats bytes with a binary suffix when exact (`1GiB`), else as a plain integer.
+pub fn format_bytes(b: f64) -> String {
+    const UNITS: [(&str, f64); 4] = [
+        ("TiB", 1099511627776.0),
+        ("GiB", 1073741824.0),
+        ("MiB", 1048576.0),
+        ("KiB", 1024.0),
+    ];
+    for (name, size) in UNITS {
+        if b >= size && (b / size).fract() == 0.0 {
+            return format!("{}{}", b / size, name);
+        }
+    }
+    format!("{b}")
+}
+
+/// A human label for bytes with one decimal (`1.5 GiB`), for display only.
+pub fn human_bytes(b: f64) -> String {
+    const UNITS: [(&str, f64); 4] = [
+        ("TiB", 1099511627776.0),
+        ("GiB", 1073741824.0),
+        ("MiB", 1048576.0),
+        ("KiB", 1024.0),
+    ];
+    for (name, size) in UNITS {
+        if b >= size {
+            let v = b / size;
+            return if v.fract() == 0.0 {
+                format!("{v} {name}")
+            } else {
+                format!("{v:.1} {name}")
+            };
+        }
+    }
+    format!("{b} B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_plain_and_suffixed_sizes() {
+        assert_eq!(parse_bytes("4096"), Some(4096.0));
+        assert_eq!(parse_bytes("64MiB"), Some(67108864.0));
+        assert_eq!(parse_bytes("1GiB"), Some(1073741824.0));
+        assert_eq!(parse_bytes("1gb"), Some(1e9));
+        assert_eq!(parse_bytes("0.5KiB"), Some(512.0));
+        for bad in ["", "-1", "1.2.3", "abc", "NaN", "inf", "1XB", "0.3"] {
+            assert_eq!(parse_bytes(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn formats_round_trip() {
+        for b in [1.0, 4096.0, 67108864.0, 1073741824.0, 1000.0] {
+            assert_eq!(parse_bytes(&format_bytes(b)), Some(b));
+        }
+    }
+}

@@ -1,0 +1,400 @@
+//! Workloads: what one training sample costs in FLOPs, parameters and activation memory.
+
+use super::hardware::Precision;
+
+/// How a workload is described.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arch {
+    /// A decoder/encoder transformer.
+    Transformer {
+        layers: u32,
+        hidden: u32,
+        heads: u32,
+        seq: u32,
+        vocab: u32,
+    },
+    /// Any model given by parameters and training FLOPs per sample (e.g. a CNN).
+    Generic {
+        /// Training FLOPs (forward + backward) per sample.
+        flops_per_sample: f64,
+        /// Activation bytes per sample kept for the backward pass (16-bit).
+        act_bytes_per_sample: f64,
+    },
+}
+
+/// Activation recomputation (Korthikanti et al. 2022, "Reducing Activation Recomputation in
+/// Large Transformer Models").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Recompute {
+    None,
+    /// Recompute only the attention core (softmax, dropout): cheap, saves the s² terms.
+    Selective,
+    /// Recompute each layer's forward from its input.
+    Full,
+}
+
+impl Recompute {
+    /// All options.
+    pub const ALL: [Recompute; 3] = [Recompute::None, Recompute::Selective, Recompute::Full];
+
+    /// Scenario id.
+    pub fn id(self) -> &'static str {
+        match self {
+            Recompute::None => "none",
+            Recompute::Selective => "selective",
+            Recompute::Full => "full",
+        }
+    }
+
+    /// Parses a scenario id.
+    pub fn from_id(s: &str) -> Option<Recompute> {
+        Recompute::ALL.into_iter().find(|r| r.id() == s)
+    }
+}
+
+/// A workload.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Workload {
+    /// Preset id, or `custom`.
+    pub id: &'static str,
+    /// Human name.
+    pub name: &'static str,
+    /// Parameters.
+    pub params: f64,
+    /// Shape.
+    pub arch: Arch,
+    /// Fraction of the GPU's achievable matmul rate this workload's kernels sustain over a whole
+    /// training step (see the constants below for sources).
+    pub kernel_efficiency: f64,
+    /// Micro-batch per GPU when the scenario gives none.
+    pub default_micro: u32,
+    /// Samples per second one node's input pipeline delivers when the scenario gives none.
+    pub default_data_rate: f64,
+}
+
+/// Transformer layers sustain this fraction of the MAMF matmul rate over fwd+bwd: the GEMMs run
+/// near MAMF, while layer norms, softmax, dropout, activation functions and kernel launch gaps
+/// are memory- or latency-bound. Derived from Megatron-LM's measured 138–163 TFLOP/s per A100 on
+/// 145B–1T GPT models (Narayanan et al. 2021, Table 1; 44–52 % of peak end to end) once the
+/// modelled communication and bubble are removed; one constant for every transformer and GPU.
+pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.75;
+
+/// ResNet-50's convolutions with batch norm are far from GEMM peak: NVIDIA DeepLearningExamples
+/// (PyTorch ResNet-50 v1.5, DGX A100 80 GB, TF32) trains 938 img/s on one GPU; at 22.8 GFLOP per
+/// image (3 × 3.8 GMAC × 2, He et al. 2016 Table 1) that is 21.4 TFLOP/s, 0.16 of A100's
+/// achievable TF32 matmul rate (156 × 0.87).
+pub const RESNET50_KERNEL_EFFICIENCY: f64 = 0.16;
+
+/// Text data is pre-tokenised and memory-mapped (Megatron-LM's indexed datasets): the loader
+/// delivers far more sequences than any node consumes. **Assumption**: 50,000 sequences/s/node.
+const TEXT_DATA_RATE: f64 = 50_000.0;
+
+/// ImageNet JPEG decode + augmentation per node. **Assumption**: 25,000 img/s with NVIDIA DALI's
+/// GPU-assisted decoding on a DGX-class node (a CPU-only loader manages a few thousand).
+const IMAGE_DATA_RATE: f64 = 25_000.0;
+
+/// Presets. Transformer shapes from the model papers: BERT-large (Devlin et al. 2019: 24 layers,
+/// 1024 hidden, 16 heads, 340M), GPT-2 XL (Radford et al. 2019: 48 layers, 1600 hidden, 1.5B),
+/// Llama 3 8B/70B/405B (Llama 3 paper, Table 3: 32/80/126 layers, 4096/8192/16384 hidden,
+/// 32/64/128 heads, vocab 128K, 8K context), GPT-3 175B (Brown et al. 2020, Table 2.1: 96 layers,
+/// 12288 hidden, 96 heads, 2048 context).
+pub const PRESETS: [Workload; 7] = [
+    Workload {
+        id: "resnet50",
+        name: "ResNet-50 (ImageNet)",
+        params: 25.6e6,
+        arch: Arch::Generic {
+            flops_per_sample: 22.8e9,
+            // ≈ 50 MB of 16-bit activations per 224² image (~25M activation values kept for the
+            // backward pass; Rhu et al. 2016 "vDNN" Fig. 4 order of magnitude). Assumption.
+            act_bytes_per_sample: 50e6,
+        },
+        kernel_efficiency: RESNET50_KERNEL_EFFICIENCY,
+        default_micro: 256,
+        default_data_rate: IMAGE_DATA_RATE,
+    },
+    Workload {
+        id: "bert-large",
+        name: "BERT-large (seq 512)",
+        params: 340e6,
+        arch: Arch::Transformer {
+            layers: 24,
+            hidden: 1024,
+            heads: 16,
+            seq: 512,
+            vocab: 30522,
+        },
+        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        default_micro: 32,
+        default_data_rate: TEXT_DATA_RATE,
+    },
+    Workload {
+        id: "gpt2-xl",
+        name: "GPT-2 XL 1.5B",
+        params: 1.56e9,
+        arch: Arch::Transformer {
+            layers: 48,
+            hidden: 1600,
+            heads: 25,
+            seq: 1024,
+            vocab: 50257,
+        },
+        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        default_micro: 8,
+        default_data_rate: TEXT_DATA_RATE,
+    },
+    Workload {
+        id: "llama3-8b",
+        name: "Llama 3 8B",
+        params: 8.03e9,
+        arch: Arch::Transformer {
+            layers: 32,
+            hidden: 4096,
+            heads: 32,
+            seq: 8192,
+            vocab: 128256,
+        },
+        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        default_micro: 1,
+        default_data_rate: TEXT_DATA_RATE,
+    },
+    Workload {
+        id: "llama3-70b",
+        name: "Llama 3 70B",
+        params: 70.6e9,
+        arch: Arch::Transformer {
+            layers: 80,
+            hidden: 8192,
+            heads: 64,
+            seq: 8192,
+            vocab: 128256,
+        },
+        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        default_micro: 1,
+        default_data_rate: TEXT_DATA_RATE,
+    },
+    Workload {
+        id: "llama3-405b",
+        name: "Llama 3 405B",
+        params: 405.9e9,
+        arch: Arch::Transformer {
+            layers: 126,
+            hidden: 16384,
+            heads: 128,
+            seq: 8192,
+            vocab: 128256,
+        },
+        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        default_micro: 1,
+        default_data_rate: TEXT_DATA_RATE,
+    },
+    Workload {
+        id: "gpt3-175b",
+        name: "GPT-3 175B",
+        params: 174.6e9,
+        arch: Arch::Transformer {
+            layers: 96,
+            hidden: 12288,
+            heads: 96,
+            seq: 2048,
+            vocab: 50257,
+        },
+        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        default_micro: 1,
+        default_data_rate: TEXT_DATA_RATE,
+    },
+];
+
+/// Looks a preset up by id.
+pub fn preset(id: &str) -> Option<&'static Workload> {
+    PRESETS.iter().find(|w| w.id == id)
+}
+
+/// Ids accepted by `model=`.
+pub fn ids() -> String {
+    let mut v: Vec<&str> = PRESETS.iter().map(|w| w.id).collect();
+    v.push("custom");
+    v.join(", ")
+}
+
+/// A custom transformer. Parameters by Narayanan et al. 2021, eq. 2:
+/// P = 12·l·h²·(1 + 13/(12h) + (V + s)/(12·l·h)).
+pub fn custom_transformer(layers: u32, hidden: u32, heads: u32, seq: u32, vocab: u32) -> Workload {
+    let (l, h, s, v) = (
+        f64::from(layers),
+        f64::from(hidden),
+        f64::from(seq),
+        f64::from(vocab),
+    );
+    let params = 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (v + s) / (12.0 * l * h));
+    Workload {
+        id: "custom",
+        name: "Custom transformer",
+        params,
+        arch: Arch::Transformer {
+            layers,
+            hidden,
+            heads,
+            seq,
+            vocab,
+        },
+        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        default_micro: 1,
+        default_data_rate: TEXT_DATA_RATE,
+    }
+}
+
+/// A custom model by parameters and training FLOPs per sample (dense-model kernels assumed).
+pub fn custom_generic(params: f64, flops_per_sample: f64) -> Workload {
+    Workload {
+        id: "custom",
+        name: "Custom model",
+        params,
+        arch: Arch::Generic {
+            flops_per_sample,
+            // Assumption: activations comparable to 16-bit copies of the parameters per sample
+            // are too model-specific to guess; count one parameter-sized buffer per sample / 64.
+            act_bytes_per_sample: params * 2.0 / 64.0,
+        },
+        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        default_micro: 1,
+        default_data_rate: TEXT_DATA_RATE,
+    }
+}
+
+impl Workload {
+    /// Tokens per sample (transformers), else `None`.
+    pub fn tokens_per_sample(&self) -> Option<f64> {
+        match self.arch {
+            Arch::Transformer { seq, .. } => Some(f64::from(seq)),
+            Arch::Generic { .. } => None,
+        }
+    }
+
+    /// Model FLOPs per training sample, without recomputation: 6·P·s plus attention 12·l·h·s²
+    /// (PaLM, Chowdhery et al. 2022, appendix B — the MFU convention).
+    pub fn model_flops_per_sample(&self) -> f64 {
+        match self.arch {
+            Arch::Transformer {
+                layers,
+                hidden,
+                seq,
+                ..
+            } => {
+                let s = f64::from(seq);
+                6.0 * self.params * s + 12.0 * f64::from(layers) * f64::from(hidden) * s * s
+            }
+            Arch::Generic {
+                flops_per_sample, ..
+            } => flops_per_sample,
+        }
+    }
+
+    /// Hardware FLOPs per sample including recomputation (what Megatron-LM reports): full
+    /// recomputation repeats the forward pass (+⅓), selective repeats the attention core
+    /// (4·l·h·s², Korthikanti et al. 2022 §5).
+    pub fn hardware_flops_per_sample(&self, r: Recompute) -> f64 {
+        let model = self.model_flops_per_sample();
+        match (self.arch, r) {
+            (_, Recompute::None) => model,
+            (
+                Arch::Transformer {
+                    layers,
+                    hidden,
+                    seq,
+                    ..
+                },
+                Recompute::Selective,
+            ) => {
+                let s = f64::from(seq);
+                model + 4.0 * f64::from(layers) * f64::from(hidden) * s * s
+            }
+            (_, Recompute::Full) => model * 4.0 / 3.0,
+            (Arch::Generic { .. }, Recompute::Selective) => model,
+        }
+    }
+
+    /// Activation bytes per sample held for the backward pass on one GPU, for the layers it owns
+    /// (`layer_share` = 1/pp) and tensor-parallel degree `tp` (with sequence parallelism).
+    /// Transformers: s·h·(34 + 5·a·s/h) bytes per layer (Korthikanti et al. 2022, eq. 1–2),
+    /// 34·s·h with selective recomputation, 2·s·h (the layer input) with full.
+    pub fn activation_bytes_per_sample(&self, r: Recompute, tp: u32, layer_share: f64) -> f64 {
+        match self.arch {
+            Arch::Transformer {
+                layers,
+                hidden,
+                heads,
+                seq,
+                ..
+            } => {
+                let (s, h, a) = (f64::from(seq), f64::from(hidden), f64::from(heads));
+                let per_layer = match r {
+                    Recompute::None => s * h * (34.0 + 5.0 * a * s / h) / f64::from(tp),
+                    Recompute::Selective => s * h * 34.0 / f64::from(tp),
+                    Recompute::Full => s * h * 2.0 / f64::from(tp),
+                };
+                per_layer * f64::from(layers) * layer_share
+            }
+            Arch::Generic {
+                act_bytes_per_sample,
+                ..
+            } => {
+                let keep = if r == Recompute::Full { 0.25 } else { 1.0 };
+                act_bytes_per_sample * keep * layer_share / f64::from(tp)
+            }
+        }
+    }
+
+    /// Bytes of activations one micro-batch sends across a tensor-parallel all-reduce or a
+    /// pipeline boundary: micro·s·h 16-bit values (Narayanan et al. 2021 §3.2). `None` for
+    /// non-transformers.
+    pub fn boundary_bytes(&self, micro: u32, precision: Precision) -> Option<f64> {
+        let elem = if precision.grad_bytes() == 4.0 {
+            4.0
+        } else {
+            2.0
+        };
+        match self.arch {
+            Arch::Transformer { hidden, seq, .. } => {
+                Some(f64::from(micro) * f64::from(seq) * f64::from(hidden) * elem)
+            }
+            Arch::Generic { .. } => None,
+        }
+    }
+
+    /// Number of layers (for splitting by pipeline stages); generic models count as 50.
+    pub fn layers(&self) -> u32 {
+        match self.arch {
+            Arch::Transformer { layers, .. } => layers,
+            Arch::Generic { .. } => 50,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_gpt3_shape_has_175b_parameters() {
+        let w = custom_transformer(96, 12288, 96, 2048, 50257);
+        assert!((w.params / 1e9 - 174.6).abs() < 1.0, "{}", w.params);
+    }
+
+    #[test]
+    fn megatron_1t_parameter_count() {
+        // Narayanan et al. 2021 Table 1: 128 layers, 25600 hidden → 1008 B parameters.
+        let w = custom_transformer(128, 25600, 160, 2048, 51200);
+        assert!((w.params / 1e9 - 1008.0).abs() < 5.0, "{}", w.params);
+    }
+
+    #[test]
+    fn recomputation_costs_flops() {
+        let w = preset("gpt3-175b").unwrap();
+        let none = w.hardware_flops_per_sample(Recompute::None);
+        let sel = w.hardware_flops_per_sample(Recompute::Selective);
+        let full = w.hardware_flops_per_sample(Recompute::Full);
+        assert!(none < sel && sel < full);
+        assert!((full / none - 4.0 / 3.0).abs() < 1e-9);
+    }
+}

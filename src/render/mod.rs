@@ -1,0 +1,1 @@
+//! The render layer: turns model output into things to draw. Native-testable.

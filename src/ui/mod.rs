@@ -1,0 +1,1 @@
+//! The Leptos UI shell (browser only).
