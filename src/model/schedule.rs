@@ -112,6 +112,22 @@ impl Schedule {
         let n = c.gpus;
         let g = c.per_node.min(n).max(1);
         let mut b = Builder::default();
+        if n <= 1 {
+            // One GPU: no rounds, only the local copy the cost charges.
+            return Ok(Schedule {
+                op,
+                algo: chosen.algorithm,
+                protocol: chosen.protocol,
+                gpus: n,
+                per_node: g,
+                switch_rank: None,
+                parts: 1,
+                part_bytes: bytes,
+                owned: vec![0],
+                base_latency: chosen.time_s,
+                rounds: Vec::new(),
+            });
+        }
         let (parts, owned) = match chosen.algorithm {
             Algo::Ring => {
                 ring(&mut b, op, n);
@@ -196,11 +212,7 @@ impl Schedule {
             parts,
             part_bytes,
             owned,
-            base_latency: if n > 1 {
-                chosen.protocol.base_latency_us() * 1e-6
-            } else {
-                0.0
-            },
+            base_latency: chosen.protocol.base_latency_us() * 1e-6,
             rounds,
         })
     }

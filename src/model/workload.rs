@@ -316,21 +316,21 @@ impl Workload {
 
     /// Activation bytes per sample held for the backward pass on one GPU, for the layers it owns
     /// (`layer_share` = 1/pp) and tensor-parallel degree `tp` (with sequence parallelism).
-    /// Transformers: s·h·(34 + 5·a·s/h) bytes per layer (Korthikanti et al. 2022, eq. 1–2),
-    /// 34·s·h with selective recomputation, 2·s·h (the layer input) with full.
+    /// Transformers: 34·s·h bytes per layer (Korthikanti et al. 2022, eq. 1–2, without the
+    /// 5·a·s² attention-score term: memory-efficient attention — FlashAttention, Dao et al. 2022 —
+    /// does not store the scores and recomputes them, as selective recomputation does), and
+    /// 2·s·h (the layer input) with full recomputation.
     pub fn activation_bytes_per_sample(&self, r: Recompute, tp: u32, layer_share: f64) -> f64 {
         match self.arch {
             Arch::Transformer {
                 layers,
                 hidden,
-                heads,
                 seq,
                 ..
             } => {
-                let (s, h, a) = (f64::from(seq), f64::from(hidden), f64::from(heads));
+                let (s, h) = (f64::from(seq), f64::from(hidden));
                 let per_layer = match r {
-                    Recompute::None => s * h * (34.0 + 5.0 * a * s / h) / f64::from(tp),
-                    Recompute::Selective => s * h * 34.0 / f64::from(tp),
+                    Recompute::None | Recompute::Selective => s * h * 34.0 / f64::from(tp),
                     Recompute::Full => s * h * 2.0 / f64::from(tp),
                 };
                 per_layer * f64::from(layers) * layer_share
