@@ -10,10 +10,8 @@ fn app_mounts_its_regions() {
     let doc = web_sys::window().unwrap().document().unwrap();
     let host = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&host).unwrap();
-    let _handle = leptos::mount::mount_to(
-        host.clone().dyn_into().unwrap(),
-        gpu_scaling_lab::ui::App,
-    );
+    let _handle =
+        leptos::mount::mount_to(host.clone().dyn_into().unwrap(), gpu_scaling_lab::ui::App);
     assert!(host.query_selector("[data-testid=app]").unwrap().is_some());
 }
 use wasm_bindgen::JsCast;

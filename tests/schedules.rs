@@ -54,7 +54,10 @@ fn check(n: u32, per_node: u32, op: Op, algo: Algo, intra: &str, exact_time: boo
                 }
                 _ => {
                     assert_eq!(out.value[r][p], sum, "{label}: rank {r} part {p}");
-                    assert_eq!(out.has[r][p], full, "{label}: rank {r} part {p} contributions");
+                    assert_eq!(
+                        out.has[r][p], full,
+                        "{label}: rank {r} part {p} contributions"
+                    );
                 }
             }
         }
@@ -64,7 +67,12 @@ fn check(n: u32, per_node: u32, op: Op, algo: Algo, intra: &str, exact_time: boo
     assert_eq!(s.rounds.len() as u64, closed.rounds, "{label}: rounds");
     let rel = (s.total_time() - closed.time_s).abs() / closed.time_s;
     if exact_time {
-        assert!(rel < 1e-9, "{label}: schedule {} vs cost {}", s.total_time(), closed.time_s);
+        assert!(
+            rel < 1e-9,
+            "{label}: schedule {} vs cost {}",
+            s.total_time(),
+            closed.time_s
+        );
     } else {
         assert!(s.total_time() <= closed.time_s * (1.0 + 1e-9), "{label}");
     }
@@ -162,6 +170,9 @@ fn bytes_moved_equal_the_textbook_volume() {
             .map(|t| f64::from(t.count) * s.part_bytes)
             .sum();
         let expected = 2.0 * f64::from(n - 1) / f64::from(n) * bytes;
-        assert!((sent - expected).abs() < 1e-6, "n={n}: {sent} vs {expected}");
+        assert!(
+            (sent - expected).abs() < 1e-6,
+            "n={n}: {sent} vs {expected}"
+        );
     }
 }

@@ -4,7 +4,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let out = gpu_scaling_lab::cli::run(&args);
     if !out.stdout.is_empty() {
-        println!("{}", out.stdout);
+        println!("{}", out.stdout.trim_end());
     }
     if !out.stderr.is_empty() {
         eprintln!("{}", out.stderr);

@@ -90,7 +90,7 @@ pub struct Scenario {
     pub tp: u32,
     pub pp: u32,
     pub zero: u8,
-    pub recompute: Recompute,
+    pub recompute: Option<Recompute>,
     pub overlap: bool,
     pub scaling: Scaling,
     pub data_rate: Option<f64>,
@@ -122,7 +122,7 @@ impl Default for Scenario {
             tp: 1,
             pp: 1,
             zero: 0,
-            recompute: Recompute::None,
+            recompute: None,
             overlap: true,
             scaling: Scaling::Weak,
             data_rate: None,
@@ -330,9 +330,9 @@ impl Scenario {
             "pp" => self.pp = small(k, v, 1, 1000)?,
             "zero" => self.zero = small(k, v, 0, 3)? as u8,
             "recompute" => {
-                self.recompute = Recompute::from_id(v).ok_or_else(|| {
+                self.recompute = Some(Recompute::from_id(v).ok_or_else(|| {
                     ModelError::new(k, format!("unknown '{v}'; accepted: none, selective, full"))
-                })?
+                })?)
             }
             "overlap" => {
                 self.overlap = match v {
@@ -388,6 +388,7 @@ impl Scenario {
                 "precision" => self.precision = d.precision,
                 "tp" => self.tp = d.tp,
                 "pp" => self.pp = d.pp,
+                "recompute" => self.recompute = d.recompute,
                 _ => {}
             }
         }
@@ -481,6 +482,15 @@ impl Scenario {
             } else {
                 Precision::Fp16
             })
+    }
+
+    /// Recomputation, resolved: transformers recompute the attention core (selective, as
+    /// FlashAttention does by construction), other models nothing.
+    pub fn recompute(&self) -> Recompute {
+        self.recompute.unwrap_or(match self.workload().arch {
+            workload::Arch::Transformer { .. } => Recompute::Selective,
+            workload::Arch::Generic { .. } => Recompute::None,
+        })
     }
 
     /// Data-parallel replicas.
@@ -661,7 +671,9 @@ impl Scenario {
         push("tp", self.tp.to_string());
         push("pp", self.pp.to_string());
         push("zero", self.zero.to_string());
-        push("recompute", self.recompute.id().into());
+        if let Some(r) = self.recompute {
+            push("recompute", r.id().into());
+        }
         push("overlap", u8::from(self.overlap).to_string());
         push("scaling", self.scaling.id().into());
         if let Some(v) = self.data_rate {

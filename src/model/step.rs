@@ -126,11 +126,11 @@ fn step_core(sc: &Scenario, c: &Cluster) -> Result<StepResult, ModelError> {
     let peak = gpu
         .peak_flops(p)
         .ok_or_else(|| ModelError::new("precision", "not supported by this GPU"))?;
-    let rate = peak * gpu.matmul_efficiency * w.kernel_efficiency;
-    let hw_flops = w.hardware_flops_per_sample(sc.recompute);
+    let recompute = sc.recompute();
+    let hw_flops = w.hardware_flops_per_sample(recompute);
     let model_flops = w.model_flops_per_sample();
     let per_gpu_share = f64::from(tp * pp);
-    let t_mb = hw_flops * f64::from(micro) / per_gpu_share / rate;
+    let t_mb = sample_time(sc, tp, pp) * f64::from(micro);
     let compute = t_mb * mf;
     let bubble = t_mb * f64::from(pp - 1);
 
@@ -146,7 +146,7 @@ fn step_core(sc: &Scenario, c: &Cluster) -> Result<StepResult, ModelError> {
                 ..*c
             };
             let ar = collective::cost(&tp_cluster, Op::AllReduce, Algo::Auto, bytes)?;
-            let per_layer = if sc.recompute == Recompute::Full {
+            let per_layer = if recompute == Recompute::Full {
                 6.0
             } else {
                 4.0
@@ -244,6 +244,29 @@ fn step_core(sc: &Scenario, c: &Cluster) -> Result<StepResult, ModelError> {
     })
 }
 
+/// Achievable fraction of HBM bandwidth for streaming kernels. **Assumption** 0.8 (STREAM-like
+/// copies reach 80–90 % of the datasheet figure on A100/H100).
+const HBM_EFFICIENCY: f64 = 0.8;
+
+/// Compute time of one sample on one GPU holding 1/(tp·pp) of the model: its GEMM FLOPs at the
+/// achievable matmul rate plus its memory-bound activation traffic at HBM speed.
+pub fn sample_time(sc: &Scenario, tp: u32, pp: u32) -> f64 {
+    let w = sc.workload();
+    let gpu = sc.gpu;
+    let peak = gpu.peak_flops(sc.precision()).unwrap_or(1.0);
+    let rate = peak * gpu.matmul_efficiency * w.kernel_efficiency;
+    let r = sc.recompute();
+    let share = f64::from(tp * pp);
+    let act_scale = if sc.precision().grad_bytes() == 4.0 {
+        2.0
+    } else {
+        1.0
+    };
+    let traffic = w.traffic_bytes_per_sample(r, tp, 1.0 / f64::from(pp)) * act_scale;
+    w.hardware_flops_per_sample(r) / share / rate
+        + traffic / (gpu.mem_bw_gbs * 1e9 * HBM_EFFICIENCY)
+}
+
 /// Memory per GPU for a scenario.
 pub fn memory(sc: &Scenario, c: &Cluster) -> Memory {
     let w = sc.workload();
@@ -267,7 +290,7 @@ pub fn memory(sc: &Scenario, c: &Cluster) -> Memory {
     let optimizer = params * obytes / if z >= 1 { dp } else { 1.0 };
     // 1F1B keeps up to pp micro-batches of activations alive on the first stage.
     let in_flight = f64::from(sc.pp).min(sc.batch() as f64 / (f64::from(sc.micro()) * dp));
-    let act_bytes = w.activation_bytes_per_sample(sc.recompute, sc.tp, 1.0 / f64::from(sc.pp));
+    let act_bytes = w.activation_bytes_per_sample(sc.recompute(), sc.tp, 1.0 / f64::from(sc.pp));
     let act_scale = if p.grad_bytes() == 4.0 { 2.0 } else { 1.0 };
     let activations = act_bytes * act_scale * f64::from(sc.micro()) * in_flight.max(1.0);
     Memory {
@@ -302,21 +325,23 @@ pub fn evaluate_on(sc: &Scenario, c: &Cluster) -> Result<StepResult, ModelError>
     Ok(r)
 }
 
-/// Time one GPU needs for the baseline batch: the whole model, no communication, no bubble.
+/// Time one GPU needs for the baseline batch, with no communication, bubble or data wait.
+/// Weak scaling: the same samples as one replica, with this configuration's own serial work
+/// (so sharding the optimizer with ZeRO is not counted as a super-linear gain). Strong scaling:
+/// the whole global batch and the whole optimizer step on one GPU.
 fn single_gpu_time(sc: &Scenario, r: &StepResult) -> Result<f64, ModelError> {
     let w = sc.workload();
-    let gpu = sc.gpu;
-    let p = sc.precision();
-    let peak = gpu
-        .peak_flops(p)
-        .ok_or_else(|| ModelError::new("precision", "not supported by this GPU"))?;
-    let rate = peak * gpu.matmul_efficiency * w.kernel_efficiency;
-    let samples = match sc.scaling {
-        Scaling::Weak => (r.micro_batches * u64::from(sc.micro())) as f64,
-        Scaling::Strong => sc.batch() as f64,
+    let (samples, serial) = match sc.scaling {
+        Scaling::Weak => (
+            (r.micro_batches * u64::from(sc.micro())) as f64,
+            r.breakdown.serial,
+        ),
+        Scaling::Strong => (
+            sc.batch() as f64,
+            w.params * OPTIMIZER_TRAFFIC_BYTES / (sc.gpu.mem_bw_gbs * 1e9) + STEP_OVERHEAD_S,
+        ),
     };
-    let compute = w.hardware_flops_per_sample(sc.recompute) * samples / rate;
-    let serial = w.params * OPTIMIZER_TRAFFIC_BYTES / (gpu.mem_bw_gbs * 1e9) + STEP_OVERHEAD_S;
+    let compute = sample_time(sc, 1, 1) * samples;
     let load = samples / sc.data_rate();
     Ok((compute + serial).max(load))
 }
@@ -488,9 +513,9 @@ pub fn fit_advice(sc: &Scenario) -> Option<String> {
             return Some(format!("zero={z} fits."));
         }
     }
-    if sc.recompute != Recompute::Full {
+    if sc.recompute() != Recompute::Full {
         let s = Scenario {
-            recompute: Recompute::Full,
+            recompute: Some(Recompute::Full),
             ..sc.clone()
         };
         if fits(&s) {

@@ -1,0 +1,98 @@
+//! The `scaling-lab` binary as a user runs it.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_scaling-lab"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn collective_prints_one_json_object() {
+    let (code, out, err) = run(&[
+        "collective",
+        "gpus=8&per_node=8&gpu=a100&intra=nvlink3&algo=ring&bytes=1GiB",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["algorithm"], "ring");
+    let t = v["time_us"].as_f64().unwrap();
+    assert!((7384.0..=9024.0).contains(&t), "{t}");
+    assert!(v["busbw_gbs"].as_f64().unwrap() > 200.0);
+    assert_eq!(v["bottleneck"], "nvlink");
+}
+
+#[test]
+fn bad_input_exits_2_with_a_named_key_and_no_stdout() {
+    for q in [
+        "gpus=0",
+        "gpus=12&per_node=8",
+        "gpu=tpu",
+        "bytes=NaN",
+        "nonsense",
+        "gpus=1e99",
+    ] {
+        for cmd in ["collective", "step", "sweep"] {
+            let (code, out, err) = run(&[cmd, q]);
+            assert_eq!(code, 2, "{cmd} {q}");
+            assert!(out.is_empty(), "{cmd} {q}: {out}");
+            assert!(err.starts_with("error: "), "{cmd} {q}: {err}");
+        }
+    }
+    let (code, _, err) = run(&["collective", "gpu=tpu"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("gpu") && err.contains("h100"), "{err}");
+    let (code, _, _) = run(&["frobnicate", ""]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn step_reports_every_field() {
+    let (code, out, err) = run(&[
+        "step",
+        "model=llama3-8b&gpus=64&gpu=h100&inter=ib-ndr&zero=3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for k in [
+        "step_ms",
+        "compute_ms",
+        "comm_exposed_ms",
+        "data_wait_ms",
+        "serial_ms",
+        "bubble_ms",
+        "throughput",
+        "tokens_per_s",
+        "tflops_per_gpu",
+        "mfu",
+        "speedup",
+        "efficiency",
+        "serial_fraction",
+        "memory_gib_per_gpu",
+        "fits",
+        "bottleneck",
+        "advice",
+    ] {
+        assert!(!v[k].is_null(), "missing {k}");
+    }
+    let e = v["efficiency"].as_f64().unwrap();
+    assert!(e > 0.0 && e <= 1.0);
+}
+
+#[test]
+fn sweep_csv_has_a_row_per_power_of_two() {
+    let (code, out, err) = run(&["sweep", "model=resnet50&gpu=a100&precision=tf32", "--csv"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("gpus,step_ms"));
+    assert_eq!(lines.len(), 1 + 17, "{out}");
+    assert!(lines.last().unwrap().starts_with("65536,"));
+}
