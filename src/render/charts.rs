@@ -89,8 +89,8 @@ const MAX_X: f64 = 65536.0;
 
 fn axis_labels(x: &f64) -> String {
     let n = x.round() as u64;
-    if n >= 1024 {
-        format!("{}K", n / 1024)
+    if n >= 1000 && n % 1000 == 0 {
+        format!("{}k", n / 1000)
     } else {
         n.to_string()
     }
@@ -203,7 +203,7 @@ pub fn draw_speedup<DB: DrawingBackend>(
             .label(format!("chosen: {} GPUs", p.gpus))
             .legend(move |(x, y)| Circle::new((x + 10, y), 5, c.stroke_width(2)));
     }
-    legend(&mut chart, st)?;
+    legend(&mut chart, st, SeriesLabelPosition::UpperLeft)?;
     Ok(area(&chart))
 }
 
@@ -220,10 +220,11 @@ fn area<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
 fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
     chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
     st: &Style,
+    at: SeriesLabelPosition,
 ) -> DrawResult<()> {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
+        .position(at)
         .label_font(("sans-serif", st.font(12.0)).into_font().color(&st.fg()))
         .background_style(st.bg().mix(0.85))
         .border_style(st.fg().mix(0.3))
@@ -287,7 +288,7 @@ pub fn draw_efficiency<DB: DrawingBackend>(
             )))
             .map_err(err)?;
     }
-    legend(&mut chart, st)?;
+    legend(&mut chart, st, SeriesLabelPosition::LowerLeft)?;
     Ok(area(&chart))
 }
 
@@ -350,15 +351,7 @@ pub fn draw_breakdown<DB: DrawingBackend>(
             .label(PARTS[i])
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerLeft)
-        .label_font(("sans-serif", st.font(12.0)).into_font().color(&fg))
-        .background_style(st.bg().mix(0.85))
-        .border_style(fg.mix(0.3))
-        .margin(st.px(6.0))
-        .draw()
-        .map_err(err)?;
+    legend(&mut chart, st, SeriesLabelPosition::LowerLeft)?;
     Ok(area(&chart))
 }
 
@@ -428,7 +421,7 @@ pub fn draw_compare<DB: DrawingBackend>(
         }
         .map_err(err)?;
     }
-    legend(&mut chart, st)?;
+    legend(&mut chart, st, SeriesLabelPosition::UpperLeft)?;
     Ok(area(&chart))
 }
 

@@ -162,6 +162,10 @@ impl ScalingData {
                 "Efficiency drops below 90 % at {} GPUs and stays above 50 %.",
                 group(a)
             ),
+            (Some(a), Some(b)) if a == b => format!(
+                "Efficiency falls from above 90 % to below 50 % at {} GPUs.",
+                group(a)
+            ),
             (Some(a), Some(b)) => format!(
                 "Efficiency drops below 90 % at {} GPUs and below 50 % at {} GPUs.",
                 group(a),

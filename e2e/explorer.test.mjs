@@ -1,0 +1,118 @@
+// The explorer as a reader uses it: a shared link opens a view, controls change the numbers,
+// the hash follows, every chart draws, a bad link shows a message and the page still works.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { start, openPage, inkedPixels, shots } from './harness.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env.close(); });
+
+const hash = 'gpus=64&per_node=8&gpu=a100&intra=nvlink3&inter=tcp100&nics=1&model=llama3-8b&zero=3';
+const text = (page, id) => page.locator(`[data-testid="${id}"]`).textContent();
+const charts = ['chart-speedup', 'chart-efficiency', 'chart-breakdown', 'chart-compare'];
+
+/** The CLI's answer for the same scenario (the page must show the same model). */
+function cli(q) {
+  const bin = path.resolve('target/debug/scaling-lab');
+  if (!existsSync(bin)) execFileSync('cargo', ['build', '--quiet', '--bin', 'scaling-lab']);
+  return JSON.parse(execFileSync(bin, ['step', q]).toString());
+}
+
+function seconds(s) {
+  const m = s.trim().match(/^([\d.]+)\s*(s|ms|µs)$/);
+  assert.ok(m, `not a duration: ${s}`);
+  return Number(m[1]) * { s: 1, ms: 1e-3, 'µs': 1e-6 }[m[2]];
+}
+
+test('a shared link opens the same view the CLI computes', async () => {
+  const { page, context, problems } = await openPage(env, hash);
+  await page.waitForFunction(() => document.querySelector('[data-testid=step-time]')?.textContent.includes('s'));
+  const expected = cli(hash);
+  const shown = seconds(await text(page, 'step-time'));
+  assert.ok(Math.abs(shown - expected.step_ms / 1e3) / (expected.step_ms / 1e3) < 0.01, `${shown} vs ${expected.step_ms} ms`);
+  assert.equal(await text(page, 'speedup'), `${expected.speedup.toFixed(1)}×`);
+  assert.equal(await text(page, 'efficiency'), `${Math.round(100 * expected.efficiency)} %`);
+  assert.match(await text(page, 'bottleneck'), /network|all-reduce/);
+  assert.equal(await page.locator('[data-testid=gpu]').inputValue(), 'a100');
+  assert.equal(await page.locator('[data-testid=inter]').inputValue(), 'tcp100');
+  await page.waitForTimeout(300);
+  for (const id of charts) {
+    const n = await inkedPixels(page, id);
+    assert.ok(n > 5000, `${id} drew only ${n} pixels`);
+    const label = await page.locator(`[data-testid=${id}]`).getAttribute('aria-label');
+    assert.ok(label && label.length > 30, `${id} has no takeaway: ${label}`);
+    assert.equal(await page.locator(`[data-testid=${id}]`).getAttribute('role'), 'img');
+  }
+  await page.screenshot({ path: path.join(shots, 'explorer-1280.png'), fullPage: true });
+  assert.deepEqual(problems.console, []);
+  assert.deepEqual(problems.offOrigin, []);
+  await context.close();
+});
+
+test('moving the GPU slider and the network changes the hash, the numbers and the charts', async () => {
+  const { page, context, problems } = await openPage(env, hash);
+  await page.waitForTimeout(300);
+  const before = { step: await text(page, 'step-time'), speedup: await text(page, 'speedup') };
+  const pixelsBefore = await page.evaluate(() => document.querySelector('[data-testid=chart-efficiency]').toDataURL());
+  await page.locator('[data-testid=gpus-slider]').focus();
+  await page.keyboard.press('ArrowRight'); // 64 → 128
+  await page.waitForFunction(() => location.hash.includes('gpus=128'));
+  assert.equal(await page.locator('[data-testid=gpus]').inputValue(), '128');
+  assert.notEqual(await text(page, 'speedup'), before.speedup);
+
+  await page.locator('[data-testid=inter]').selectOption('ib-ndr');
+  await page.waitForFunction(() => location.hash.includes('inter=ib-ndr'));
+  const after = { step: await text(page, 'step-time'), speedup: await text(page, 'speedup') };
+  assert.notEqual(after.step, before.step);
+  assert.ok(seconds(after.step) < seconds(before.step), 'InfiniBand is faster than 100 GbE TCP');
+  await page.waitForTimeout(200);
+  const pixelsAfter = await page.evaluate(() => document.querySelector('[data-testid=chart-efficiency]').toDataURL());
+  assert.notEqual(pixelsAfter, pixelsBefore, 'the efficiency chart was redrawn');
+  // The hash round-trips: reloading it shows the same numbers.
+  const h = await page.evaluate(() => location.hash);
+  const again = await openPage(env, h.slice(1));
+  await again.page.waitForTimeout(200);
+  assert.equal(await text(again.page, 'step-time'), after.step);
+  await again.context.close();
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('an invalid link shows which key was wrong and the page still works', async () => {
+  const { page, context, problems } = await openPage(env, 'gpus=64&gpu=tpu9000&nics=99');
+  const err = await text(page, 'error');
+  assert.match(err, /gpu/);
+  assert.match(err, /nics/);
+  assert.match(await text(page, 'step-time'), /s$/);
+  await page.locator('[data-testid=model]').selectOption('gpt2-xl');
+  await page.waitForFunction(() => location.hash.includes('model=gpt2-xl'));
+  assert.equal(await page.locator('[data-testid=error]').count(), 0);
+  await page.screenshot({ path: path.join(shots, 'explorer-error-1280.png') });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('the layout holds on a phone and the hover readout answers', async () => {
+  const { page, context, problems } = await openPage(env, hash, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+  await page.waitForTimeout(400);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `page scrolls sideways by ${overflow}px on a phone`);
+  // HiDPI: the backing store follows devicePixelRatio.
+  const dims = await page.evaluate(() => {
+    const c = document.querySelector('[data-testid=chart-speedup]');
+    return { w: c.width, cw: c.clientWidth };
+  });
+  assert.equal(dims.w, Math.round(dims.cw * 2));
+  assert.ok(await inkedPixels(page, 'chart-speedup') > 5000);
+  await page.screenshot({ path: path.join(shots, 'explorer-390.png'), fullPage: true });
+  // Keyboard readout on a chart.
+  await page.locator('[data-testid=chart-speedup]').focus();
+  await page.keyboard.press('ArrowRight');
+  assert.match(await text(page, 'chart-speedup-readout'), /^1 GPUs: 1\.0×/);
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

@@ -1,0 +1,344 @@
+//! Chart panels: a crisp canvas drawn by the render layer, a hover/keyboard readout, the takeaway
+//! as the canvas's accessible name, and a data table with CSV export.
+
+use super::state::Lab;
+use crate::render::charts::{
+    draw_breakdown, draw_compare, draw_efficiency, draw_speedup, PlotArea, Style,
+};
+use crate::render::series::{group, parts, ScalingData, PARTS};
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::JsValue;
+
+/// Which chart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Speedup,
+    Efficiency,
+    Breakdown,
+    Compare,
+}
+
+/// Milliseconds since page load.
+pub fn now_ms() -> f64 {
+    window().performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+/// Appends a duration to `window.__gslPerf[name]` for the benchmark script.
+pub fn record_perf(name: &str, ms: f64) {
+    let w = window();
+    let key = JsValue::from_str("__gslPerf");
+    let store = js_sys::Reflect::get(&w, &key)
+        .ok()
+        .filter(|v| v.is_object())
+        .unwrap_or_else(|| {
+            let o = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&w, &key, &o);
+            o.into()
+        });
+    let list = js_sys::Reflect::get(&store, &JsValue::from_str(name))
+        .ok()
+        .filter(js_sys::Array::is_array)
+        .map(|v| js_sys::Array::from(&v))
+        .unwrap_or_else(|| {
+            let a = js_sys::Array::new();
+            let _ = js_sys::Reflect::set(&store, &JsValue::from_str(name), &a);
+            a
+        });
+    list.push(&JsValue::from_f64(ms));
+}
+
+/// Does the reader's system ask for a dark theme?
+pub fn prefers_dark() -> bool {
+    window()
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches())
+}
+
+/// Offers `text` as a file download (a data: URL, so nothing leaves the page).
+pub fn download(name: &str, mime: &str, text: &str) {
+    let href = format!(
+        "data:{mime};charset=utf-8,{}",
+        String::from(js_sys::encode_uri_component(text))
+    );
+    download_url(name, &href);
+}
+
+/// Clicks a temporary link to `href` with a download name.
+pub fn download_url(name: &str, href: &str) {
+    let doc = document();
+    if let Ok(a) = doc.create_element("a") {
+        let _ = a.set_attribute("href", href);
+        let _ = a.set_attribute("download", name);
+        if let Some(body) = doc.body() {
+            let _ = body.append_child(&a);
+            if let Some(el) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&a) {
+                el.click();
+            }
+            let _ = body.remove_child(&a);
+        }
+    }
+}
+
+fn readout(kind: Kind, lab: &Lab, i: usize) -> String {
+    match kind {
+        Kind::Compare => lab.compare_curves.with(|cs| {
+            let n = cs.first().and_then(|(_, p)| p.get(i)).map(|p| p.gpus);
+            let vals: Vec<String> = cs
+                .iter()
+                .filter_map(|(net, pts)| {
+                    pts.get(i).map(|p| format!("{} {:.1}×", net.id, p.speedup))
+                })
+                .collect();
+            format!(
+                "{} GPUs: {}",
+                n.map(group).unwrap_or_default(),
+                vals.join(", ")
+            )
+        }),
+        _ => lab.curve.with(|d| {
+            let Some(p) = d.points.get(i) else {
+                return String::new();
+            };
+            let head = format!("{} GPUs", group(p.gpus));
+            let oom = if p.fits {
+                ""
+            } else {
+                " — does not fit in memory"
+            };
+            match kind {
+                Kind::Speedup => format!(
+                    "{head}: {:.1}× (ideal {}×, Amdahl {:.1}×){oom}",
+                    p.speedup,
+                    group(p.gpus),
+                    crate::model::sweep::amdahl(d.serial_fraction, f64::from(p.gpus))
+                ),
+                Kind::Efficiency => format!("{head}: {:.1} % efficient{oom}", 100.0 * p.efficiency),
+                _ => {
+                    let t = p.breakdown.total();
+                    let s: Vec<String> = PARTS
+                        .iter()
+                        .zip(parts(&p.breakdown))
+                        .filter(|(_, v)| *v / t > 0.005)
+                        .map(|(n, v)| format!("{n} {:.0} %", 100.0 * v / t))
+                        .collect();
+                    format!("{head}: {}", s.join(", "))
+                }
+            }
+        }),
+    }
+}
+
+fn point_count(kind: Kind, lab: &Lab) -> usize {
+    match kind {
+        Kind::Compare => lab
+            .compare_curves
+            .with(|c| c.first().map(|(_, p)| p.len()).unwrap_or(0)),
+        _ => lab.curve.with(|d| d.points.len()),
+    }
+}
+
+fn gpus_at_index(kind: Kind, lab: &Lab, i: usize) -> Option<u32> {
+    match kind {
+        Kind::Compare => lab
+            .compare_curves
+            .with(|c| c.first().and_then(|(_, p)| p.get(i)).map(|p| p.gpus)),
+        _ => lab.curve.with(|d| d.points.get(i).map(|p| p.gpus)),
+    }
+}
+
+fn takeaway(kind: Kind, lab: &Lab) -> String {
+    match kind {
+        Kind::Speedup => lab.curve.with(ScalingData::speedup_takeaway),
+        Kind::Efficiency => lab.curve.with(ScalingData::efficiency_takeaway),
+        Kind::Breakdown => lab.curve.with(ScalingData::breakdown_takeaway),
+        Kind::Compare => lab.compare_curves.with(|cs| {
+            let parts: Vec<String> = cs
+                .iter()
+                .filter_map(|(n, pts)| {
+                    pts.iter().rev().find(|p| p.efficiency >= 0.5).map(|p| {
+                        format!(
+                            "{} keeps half efficiency up to {} GPUs",
+                            n.name,
+                            group(p.gpus)
+                        )
+                    })
+                })
+                .collect();
+            if parts.is_empty() {
+                "No network keeps half efficiency beyond one GPU.".to_string()
+            } else {
+                parts.join("; ") + "."
+            }
+        }),
+    }
+}
+
+fn csv(kind: Kind, lab: &Lab) -> String {
+    match kind {
+        Kind::Compare => lab.compare_curves.with(|cs| {
+            let mut s = String::from("gpus");
+            for (n, _) in cs {
+                s.push_str(&format!(",{}_speedup", n.id));
+            }
+            s.push('\n');
+            let len = cs.first().map(|(_, p)| p.len()).unwrap_or(0);
+            for i in 0..len {
+                let g = cs[0].1[i].gpus;
+                s.push_str(&g.to_string());
+                for (_, pts) in cs {
+                    s.push_str(&format!(
+                        ",{}",
+                        pts.get(i)
+                            .map(|p| format!("{:.4}", p.speedup))
+                            .unwrap_or_default()
+                    ));
+                }
+                s.push('\n');
+            }
+            s
+        }),
+        _ => lab.curve.with(ScalingData::csv),
+    }
+}
+
+/// One chart with its readout, its table and its CSV.
+#[component]
+pub fn ChartPanel(
+    /// Which chart.
+    kind: Kind,
+    /// `data-testid` of the canvas.
+    testid: &'static str,
+    /// Heading.
+    title: &'static str,
+) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let area = StoredValue::new(PlotArea::default());
+    let resized = RwSignal::new(0u32);
+    let hover = RwSignal::new(None::<usize>);
+    let listener = window_event_listener(leptos::ev::resize, move |_| resized.update(|v| *v += 1));
+    on_cleanup(move || listener.remove());
+
+    Effect::new(move |_| {
+        resized.get();
+        let projector = lab.projector.get();
+        let Some(c) = canvas.get() else {
+            return;
+        };
+        let t0 = now_ms();
+        let dpr = window().device_pixel_ratio().max(1.0);
+        let (w, h) = (f64::from(c.client_width()), f64::from(c.client_height()));
+        if w < 10.0 || h < 10.0 {
+            return;
+        }
+        // plotters-canvas draws in backing-store pixels: size the store to the device pixels.
+        c.set_width((w * dpr).round() as u32);
+        c.set_height((h * dpr).round() as u32);
+        let style = Style {
+            scale: dpr,
+            dark: prefers_dark(),
+            projector,
+        };
+        let Some(backend) = CanvasBackend::with_canvas_object(c.clone()) else {
+            return;
+        };
+        let root = backend.into_drawing_area();
+        let drawn = match kind {
+            Kind::Speedup => lab.curve.with(|d| draw_speedup(&root, d, &style)),
+            Kind::Efficiency => lab.curve.with(|d| draw_efficiency(&root, d, &style)),
+            Kind::Breakdown => lab.curve.with(|d| draw_breakdown(&root, d, &style)),
+            Kind::Compare => lab
+                .compare_curves
+                .with(|cs| draw_compare(&root, cs, &style)),
+        };
+        let _ = root.present();
+        match drawn {
+            Ok(a) => area.set_value(a),
+            Err(e) => leptos::logging::warn!("chart {testid}: {e}"),
+        }
+        record_perf(testid, now_ms() - t0);
+    });
+
+    let nearest = move |css_x: f64| {
+        let dpr = window().device_pixel_ratio().max(1.0);
+        let n = area.get_value().gpus_at(css_x * dpr, 65536.0);
+        (0..point_count(kind, &lab))
+            .filter_map(|i| {
+                gpus_at_index(kind, &lab, i).map(|g| (i, (f64::from(g).log2() - n.log2()).abs()))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
+    };
+    let step = move |delta: i64| {
+        let len = point_count(kind, &lab) as i64;
+        if len == 0 {
+            return;
+        }
+        let start = hover
+            .get_untracked()
+            .map(|i| i as i64)
+            .unwrap_or(if delta > 0 { -1 } else { len });
+        hover.set(Some((start + delta).clamp(0, len - 1) as usize));
+    };
+
+    view! {
+        <figure class="chart">
+            <figcaption>
+                <h3>{title}</h3>
+            </figcaption>
+            <div class="canvas-wrap">
+                <canvas
+                    node_ref=canvas
+                    data-testid=testid
+                    role="img"
+                    tabindex="0"
+                    aria-label=move || takeaway(kind, &lab)
+                    on:mousemove=move |ev| hover.set(nearest(f64::from(ev.offset_x())))
+                    on:mouseleave=move |_| hover.set(None)
+                    on:blur=move |_| hover.set(None)
+                    on:keydown=move |ev| match ev.key().as_str() {
+                        "ArrowRight" | "ArrowUp" => { ev.prevent_default(); step(1) }
+                        "ArrowLeft" | "ArrowDown" => { ev.prevent_default(); step(-1) }
+                        _ => {}
+                    }
+                ></canvas>
+            </div>
+            <p class="readout" aria-live="polite" data-testid=format!("{testid}-readout")>
+                {move || match hover.get() {
+                    Some(i) => readout(kind, &lab, i),
+                    None => takeaway(kind, &lab),
+                }}
+            </p>
+            <details class="table">
+                <summary>"Data table"</summary>
+                <div class="table-scroll">
+                    <table data-testid=format!("{testid}-table")>
+                        {move || {
+                            let text = csv(kind, &lab);
+                            let mut lines = text.lines();
+                            let head = lines.next().unwrap_or_default().to_string();
+                            let rows: Vec<String> = lines.map(str::to_string).collect();
+                            view! {
+                                <thead><tr>
+                                    {head.split(',').map(|h| view! { <th scope="col">{h.replace('_', " ")}</th> }).collect_view()}
+                                </tr></thead>
+                                <tbody>
+                                    {rows.into_iter().map(|r| view! {
+                                        <tr>{r.split(',').map(|v| view! { <td>{v.to_string()}</td> }).collect_view()}</tr>
+                                    }).collect_view()}
+                                </tbody>
+                            }
+                        }}
+                    </table>
+                </div>
+                <button type="button" on:click=move |_| download(&format!("{testid}.csv"), "text/csv", &csv(kind, &lab))>
+                    "Download CSV"
+                </button>
+            </details>
+        </figure>
+    }
+}

@@ -1,0 +1,154 @@
+//! The results panel: step time and its breakdown, throughput, speedup, efficiency, MFU, idle
+//! share, memory, the verdict, and the collective on its own.
+
+use super::state::Lab;
+use crate::model::collective;
+use crate::model::units::human_bytes;
+use crate::render::charts::PART_COLOURS;
+use crate::render::series::{group, parts, PARTS};
+use leptos::prelude::*;
+
+/// A duration in a readable unit.
+pub fn duration(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
+    }
+}
+
+/// A rate with a readable multiplier.
+pub fn rate(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.2} M", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.1} k", x / 1e3)
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+fn css(c: plotters::style::RGBColor) -> String {
+    format!("rgb({},{},{})", c.0, c.1, c.2)
+}
+
+/// The results for the chosen GPU count.
+#[component]
+pub fn Results() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let r = lab.result;
+    let ok = move |f: &dyn Fn(&crate::model::step::StepResult) -> String| {
+        r.with(|r| match r {
+            Ok(r) => f(r),
+            Err(_) => "—".to_string(),
+        })
+    };
+    view! {
+        <h2>"At " {move || group(lab.scenario.with(|s| s.gpus))} " GPUs"</h2>
+        {move || r.with(|r| r.as_ref().err().map(|e| view! { <p class="problem">{e.clone()}</p> }))}
+        <dl class="figures">
+            <div>
+                <dt>"Step time"</dt>
+                <dd data-testid="step-time">{move || ok(&|r| duration(r.breakdown.total()))}</dd>
+            </div>
+            <div>
+                <dt>"Speedup vs 1 GPU"</dt>
+                <dd data-testid="speedup">{move || ok(&|r| format!("{:.1}×", r.speedup))}</dd>
+            </div>
+            <div>
+                <dt>"Efficiency"</dt>
+                <dd data-testid="efficiency">{move || ok(&|r| format!("{:.0} %", 100.0 * r.efficiency))}</dd>
+            </div>
+            <div>
+                <dt>"Throughput"</dt>
+                <dd data-testid="throughput">
+                    {move || ok(&|r| match r.tokens_per_s {
+                        Some(t) => format!("{}tokens/s", rate(t)),
+                        None => format!("{}samples/s", rate(r.throughput)),
+                    })}
+                </dd>
+            </div>
+            <div>
+                <dt>"MFU"</dt>
+                <dd data-testid="mfu">{move || ok(&|r| format!("{:.0} %", 100.0 * r.mfu))}</dd>
+            </div>
+            <div>
+                <dt>"GPUs idle"</dt>
+                <dd data-testid="idle">
+                    {move || ok(&|r| format!("{:.0} % of the step", 100.0 * (1.0 - r.breakdown.compute / r.breakdown.total())))}
+                </dd>
+            </div>
+        </dl>
+        <div class="stack" role="img" data-testid="breakdown-bar"
+            aria-label=move || ok(&|r| {
+                let t = r.breakdown.total();
+                PARTS.iter().zip(parts(&r.breakdown)).filter(|(_, v)| *v > 0.0)
+                    .map(|(n, v)| format!("{n} {:.0} %", 100.0 * v / t)).collect::<Vec<_>>().join(", ")
+            })>
+            {move || r.with(|r| r.as_ref().ok().map(|r| {
+                let t = r.breakdown.total();
+                parts(&r.breakdown).iter().enumerate().filter(|(_, v)| **v / t > 0.002).map(|(i, v)| {
+                    let pct = 100.0 * v / t;
+                    view! {
+                        <span class="seg" style:width=format!("{pct:.2}%") style:background=css(PART_COLOURS[i])
+                            title=format!("{}: {} ({pct:.0} %)", PARTS[i], duration(*v))></span>
+                    }
+                }).collect_view()
+            }))}
+        </div>
+        <ul class="legend">
+            {move || r.with(|r| r.as_ref().ok().map(|r| {
+                let t = r.breakdown.total();
+                parts(&r.breakdown).iter().enumerate().filter(|(_, v)| **v / t > 0.002).map(|(i, v)| view! {
+                    <li><span class="swatch" style:background=css(PART_COLOURS[i])></span>
+                        {format!("{} {} ({:.0} %)", PARTS[i], duration(*v), 100.0 * v / t)}</li>
+                }).collect_view()
+            }))}
+        </ul>
+        <p class="memory" data-testid="memory">
+            {move || ok(&|r| {
+                let g = |x: f64| x / 1073741824.0;
+                format!("Memory per GPU: {:.1} GiB of {:.0} GiB usable (weights {:.1}, gradients {:.1}, optimizer {:.1}, activations {:.1}) — {}",
+                    g(r.memory.total()), g(r.memory.capacity), g(r.memory.weights), g(r.memory.gradients),
+                    g(r.memory.optimizer), g(r.memory.activations),
+                    if r.memory.fits() { "fits" } else { "does not fit" })
+            })}
+        </p>
+        <div class="verdict" data-testid="bottleneck" aria-live="polite">
+            {move || lab.verdict.with(|v| v.as_ref().map(|v| view! {
+                <p><strong>{v.text.clone()}</strong></p>
+                <p>{v.advice.clone()}</p>
+            }))}
+        </div>
+        <CollectiveCard />
+    }
+}
+
+/// One collective on this cluster, as nccl-tests would report it.
+#[component]
+fn CollectiveCard() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let cost = Memo::new(move |_| {
+        lab.scenario.with(|s| {
+            collective::cost(&s.cluster(), s.op, s.algo, s.bytes).map_err(|e| e.to_string())
+        })
+    });
+    view! {
+        <div class="collective" data-testid="collective">
+            <h3>"One " {move || lab.scenario.with(|s| s.op.id())} " of "
+                {move || lab.scenario.with(|s| human_bytes(s.bytes))}</h3>
+            {move || cost.with(|c| match c {
+                Ok(c) => view! {
+                    <p>
+                        {format!("{} ({} protocol): {} — algbw {:.1} GB/s, busbw {:.1} GB/s; bound by {}; {:.0} % of it is latency.",
+                            c.algorithm.name(), c.protocol.id(), duration(c.time_s), c.algbw_gbs, c.busbw_gbs,
+                            c.bottleneck.id(), 100.0 * c.latency_share)}
+                    </p>
+                }.into_any(),
+                Err(e) => view! { <p class="problem">{e.clone()}</p> }.into_any(),
+            })}
+        </div>
+    }
+}

@@ -1,0 +1,182 @@
+//! The page's state: one scenario signal mirrored in the URL hash, and the model's answers
+//! derived from it.
+
+use crate::model::hardware::{self, Network};
+use crate::model::scenario::Scenario;
+use crate::model::step::{self, StepResult, Verdict};
+use crate::model::ModelError;
+use crate::render::series::{self, Point, ScalingData};
+use leptos::prelude::*;
+
+/// Everything components read and write, provided as context.
+#[derive(Clone, Copy)]
+pub struct Lab {
+    /// The scenario on screen.
+    pub scenario: RwSignal<Scenario>,
+    /// Input problems to show (bad URL values, a rejected control change).
+    pub errors: RwSignal<Vec<ModelError>>,
+    /// Networks drawn in the comparison chart.
+    pub compare: RwSignal<Vec<&'static str>>,
+    /// The step at the chosen count.
+    pub result: Memo<Result<StepResult, String>>,
+    /// The verdict at the chosen count.
+    pub verdict: Memo<Option<Verdict>>,
+    /// The scaling curve.
+    pub curve: Memo<ScalingData>,
+    /// The comparison curves.
+    pub compare_curves: Memo<Vec<(&'static Network, Vec<Point>)>>,
+    /// Projector mode (large type, thick lines).
+    pub projector: RwSignal<bool>,
+}
+
+impl Lab {
+    /// Creates the state from a scenario string (the URL hash), keeping defaults for bad keys.
+    pub fn new(hash: &str) -> Lab {
+        // An empty hash opens on the classic surprise: a cloud cluster that waits on its network.
+        let hash = if hash.trim().is_empty() {
+            PRESETS[3].1
+        } else {
+            hash
+        };
+        let (sc, errs) = Scenario::parse_lenient(hash);
+        let scenario = RwSignal::new(sc);
+        let result =
+            Memo::new(move |_| scenario.with(|s| step::evaluate(s).map_err(|e| e.to_string())));
+        let verdict = Memo::new(move |_| {
+            result.with(|r| {
+                r.as_ref()
+                    .ok()
+                    .map(|r| scenario.with_untracked(|s| step::verdict(s, r)))
+            })
+        });
+        let curve = Memo::new(move |_| scenario.with(series::scaling_data));
+        let compare = RwSignal::new(vec!["tcp25", "roce100", "ib-ndr", "ib-xdr"]);
+        let compare_curves = Memo::new(move |_| {
+            let nets: Vec<&'static Network> = compare
+                .get()
+                .iter()
+                .filter_map(|id| hardware::network(id))
+                .collect();
+            scenario.with(|s| {
+                // Across nodes only: on one node the network plays no part.
+                let s = if s.gpus <= s.per_node() {
+                    Scenario {
+                        gpus: s.per_node() * 8,
+                        ..s.clone()
+                    }
+                } else {
+                    s.clone()
+                };
+                series::compare_data(&s, &nets)
+            })
+        });
+        Lab {
+            scenario,
+            errors: RwSignal::new(errs),
+            compare,
+            result,
+            verdict,
+            curve,
+            compare_curves,
+            projector: RwSignal::new(false),
+        }
+    }
+
+    /// Sets one scenario key from a control. A value that would make the scenario invalid is
+    /// refused with a message naming the key; the previous scenario stays.
+    pub fn set(&self, key: &str, value: &str) {
+        let mut next = self.scenario.get_untracked();
+        let outcome = if value.is_empty() {
+            clear(&mut next, key);
+            next.validate()
+        } else {
+            next.set(key, value).and_then(|_| next.validate())
+        };
+        match outcome {
+            Ok(()) => {
+                self.errors.set(Vec::new());
+                self.scenario.set(next);
+            }
+            Err(e) => self.errors.set(vec![e]),
+        }
+    }
+
+    /// Replaces the whole scenario (a preset or a new URL hash).
+    pub fn load(&self, query: &str) {
+        let (sc, errs) = Scenario::parse_lenient(query);
+        self.errors.set(errs);
+        self.scenario.set(sc);
+    }
+}
+
+/// Empties an optional key so it follows its default again.
+fn clear(s: &mut Scenario, key: &str) {
+    match key {
+        "batch" => s.batch = None,
+        "micro" => s.micro = None,
+        "intra" => s.intra = None,
+        "inter" => s.inter = None,
+        "nics" => s.nics = None,
+        "precision" => s.precision = None,
+        "data_rate" => s.data_rate = None,
+        "recompute" => s.recompute = None,
+        _ => {}
+    }
+}
+
+/// Named starting points a newcomer recognises.
+pub const PRESETS: [(&str, &str); 7] = [
+    (
+        "8 GPUs in one box over NVLink",
+        "gpus=8&per_node=8&gpu=h100&intra=nvlink4&model=llama3-8b&zero=3",
+    ),
+    (
+        "PCIe workstation with 4 gaming GPUs",
+        "gpus=4&per_node=4&gpu=rtx4090&intra=pcie4&model=gpt2-xl&micro=1&zero=2",
+    ),
+    (
+        "DGX H100 cluster over InfiniBand",
+        "gpus=512&per_node=8&gpu=h100&intra=nvlink4&inter=ib-ndr&nics=8&model=llama3-70b&tp=8&pp=4&zero=1",
+    ),
+    (
+        "Cloud cluster over 100 GbE",
+        "gpus=64&per_node=8&gpu=a100&intra=nvlink3&inter=tcp100&nics=1&model=llama3-8b&zero=3",
+    ),
+    (
+        "Starving GPUs: ResNet-50 on H100",
+        "gpus=64&per_node=8&gpu=h100&inter=ib-ndr&model=resnet50&precision=bf16",
+    ),
+    (
+        "Megatron-LM: 1T GPT on 3072 A100",
+        "model=custom&layers=128&hidden=25600&heads=160&seq=2048&vocab=51200&batch=3072&micro=1&tp=8&pp=64&gpus=3072&per_node=8&gpu=a100&intra=nvlink3&inter=ib-hdr&nics=8&recompute=full",
+    ),
+    (
+        "Small messages: 4 KiB all-reduce, 1,024 GPUs",
+        "gpus=1024&gpu=h100&inter=ib-ndr&bytes=4KiB&model=bert-large",
+    ),
+];
+
+/// Reads the URL hash without its `#`.
+pub fn read_hash() -> String {
+    window()
+        .location()
+        .hash()
+        .unwrap_or_default()
+        .trim_start_matches('#')
+        .to_string()
+}
+
+/// Writes the scenario into the URL hash with `replaceState`, so an embedding page's Back button
+/// gets no entries.
+pub fn write_hash(query: &str) {
+    if read_hash() == query {
+        return;
+    }
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("#{query}")),
+        );
+    }
+}
