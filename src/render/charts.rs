@@ -4,6 +4,7 @@
 
 use super::series::{parts, Point, ScalingData, PARTS};
 use crate::model::hardware::Network;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -119,27 +120,36 @@ fn shade_oom<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
     Ok(())
 }
 
-/// Speedup against GPU count (log–log): ideal, the model, the matching Amdahl curve, a marker at
-/// the chosen count, out-of-memory counts shaded.
-pub fn draw_speedup<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    d: &ScalingData,
+/// A chart with GPUs on a log x axis.
+type GpuChart<'a, DB, Y> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, Y>>;
+
+/// The frame every chart shares: GPUs on a log axis, styled axes and grid.
+fn frame<'a, DB, Y>(
+    root: &'a DrawingArea<DB, Shift>,
     st: &Style,
-) -> DrawResult<PlotArea> {
+    y: Y,
+    y_desc: &str,
+    y_fmt: &dyn Fn(&f64) -> String,
+) -> DrawResult<GpuChart<'a, DB, Y::CoordDescType>>
+where
+    DB: DrawingBackend + 'a,
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
     root.fill(&st.bg()).map_err(err)?;
     let fg = st.fg();
     let mut chart = ChartBuilder::on(root)
         .margin(st.px(10.0))
         .x_label_area_size(st.px(34.0))
         .y_label_area_size(st.px(48.0))
-        .build_cartesian_2d((1f64..MAX_X).log_scale(), (1f64..MAX_X).log_scale())
+        .build_cartesian_2d((1f64..MAX_X).log_scale(), y)
         .map_err(err)?;
     chart
         .configure_mesh()
         .x_desc("GPUs")
-        .y_desc("speedup ×")
+        .y_desc(y_desc)
         .x_label_formatter(&axis_labels)
-        .y_label_formatter(&axis_labels)
+        .y_label_formatter(y_fmt)
         .label_style(("sans-serif", st.font(12.0)).into_font().color(&fg))
         .axis_desc_style(("sans-serif", st.font(13.0)).into_font().color(&fg))
         .axis_style(fg.stroke_width(st.px(1.0)))
@@ -147,6 +157,27 @@ pub fn draw_speedup<DB: DrawingBackend>(
         .light_line_style(fg.mix(0.0))
         .draw()
         .map_err(err)?;
+    Ok(chart)
+}
+
+fn percent(v: &f64) -> String {
+    format!("{:.0} %", v * 100.0)
+}
+
+/// Speedup against GPU count (log–log): ideal, the model, the matching Amdahl curve, a marker at
+/// the chosen count, out-of-memory counts shaded.
+pub fn draw_speedup<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    d: &ScalingData,
+    st: &Style,
+) -> DrawResult<PlotArea> {
+    let mut chart = frame(
+        root,
+        st,
+        (1f64..MAX_X).log_scale(),
+        "speedup ×",
+        &axis_labels,
+    )?;
     shade_oom(&mut chart, d, (1.0, MAX_X), st)?;
     let w = st.px(2.0);
     let ideal = PALETTE[2];
@@ -239,27 +270,7 @@ pub fn draw_efficiency<DB: DrawingBackend>(
     d: &ScalingData,
     st: &Style,
 ) -> DrawResult<PlotArea> {
-    root.fill(&st.bg()).map_err(err)?;
-    let fg = st.fg();
-    let mut chart = ChartBuilder::on(root)
-        .margin(st.px(10.0))
-        .x_label_area_size(st.px(34.0))
-        .y_label_area_size(st.px(48.0))
-        .build_cartesian_2d((1f64..MAX_X).log_scale(), 0f64..1.05)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("GPUs")
-        .y_desc("efficiency")
-        .x_label_formatter(&axis_labels)
-        .y_label_formatter(&|v| format!("{:.0} %", v * 100.0))
-        .label_style(("sans-serif", st.font(12.0)).into_font().color(&fg))
-        .axis_desc_style(("sans-serif", st.font(13.0)).into_font().color(&fg))
-        .axis_style(fg.stroke_width(st.px(1.0)))
-        .bold_line_style(fg.mix(0.12))
-        .light_line_style(fg.mix(0.0))
-        .draw()
-        .map_err(err)?;
+    let mut chart = frame(root, st, 0f64..1.05, "efficiency", &percent)?;
     shade_oom(&mut chart, d, (0.0, 1.05), st)?;
     let ink = st.ink();
     let pts: Vec<(f64, f64)> = d
@@ -303,27 +314,8 @@ pub fn draw_breakdown<DB: DrawingBackend>(
     d: &ScalingData,
     st: &Style,
 ) -> DrawResult<PlotArea> {
-    root.fill(&st.bg()).map_err(err)?;
     let fg = st.fg();
-    let mut chart = ChartBuilder::on(root)
-        .margin(st.px(10.0))
-        .x_label_area_size(st.px(34.0))
-        .y_label_area_size(st.px(48.0))
-        .build_cartesian_2d((1f64..MAX_X).log_scale(), 0f64..1.0)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("GPUs")
-        .y_desc("share of step")
-        .x_label_formatter(&axis_labels)
-        .y_label_formatter(&|v| format!("{:.0} %", v * 100.0))
-        .label_style(("sans-serif", st.font(12.0)).into_font().color(&fg))
-        .axis_desc_style(("sans-serif", st.font(13.0)).into_font().color(&fg))
-        .axis_style(fg.stroke_width(st.px(1.0)))
-        .bold_line_style(fg.mix(0.12))
-        .light_line_style(fg.mix(0.0))
-        .draw()
-        .map_err(err)?;
+    let mut chart = frame(root, st, 0f64..1.0, "share of step", &percent)?;
     let shares: Vec<(f64, [f64; 5])> = d
         .points
         .iter()
@@ -361,27 +353,13 @@ pub fn draw_compare<DB: DrawingBackend>(
     curves: &[(&'static Network, Vec<Point>)],
     st: &Style,
 ) -> DrawResult<PlotArea> {
-    root.fill(&st.bg()).map_err(err)?;
-    let fg = st.fg();
-    let mut chart = ChartBuilder::on(root)
-        .margin(st.px(10.0))
-        .x_label_area_size(st.px(34.0))
-        .y_label_area_size(st.px(48.0))
-        .build_cartesian_2d((1f64..MAX_X).log_scale(), (1f64..MAX_X).log_scale())
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("GPUs")
-        .y_desc("speedup ×")
-        .x_label_formatter(&axis_labels)
-        .y_label_formatter(&axis_labels)
-        .label_style(("sans-serif", st.font(12.0)).into_font().color(&fg))
-        .axis_desc_style(("sans-serif", st.font(13.0)).into_font().color(&fg))
-        .axis_style(fg.stroke_width(st.px(1.0)))
-        .bold_line_style(fg.mix(0.12))
-        .light_line_style(fg.mix(0.0))
-        .draw()
-        .map_err(err)?;
+    let mut chart = frame(
+        root,
+        st,
+        (1f64..MAX_X).log_scale(),
+        "speedup ×",
+        &axis_labels,
+    )?;
     let w = st.px(2.5);
     for (i, (net, pts)) in curves.iter().enumerate() {
         let colour = [st.ink(), PALETTE[1], PALETTE[5], PALETTE[3]][i % 4];
