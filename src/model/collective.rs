@@ -388,7 +388,7 @@ pub struct CollectiveCost {
     pub slices: u32,
 }
 
-/// The round groups of an algorithm, plus its tree slice count. Errors name the key at fault.
+/// The round groups of an algorithm (collected; see [`each_group`]).
 pub fn round_groups(
     c: &Cluster,
     op: Op,
@@ -396,79 +396,74 @@ pub fn round_groups(
     bytes: f64,
     slices: u32,
 ) -> Result<Vec<RoundGroup>, ModelError> {
+    let mut v = Vec::new();
+    each_group(c, op, algo, bytes, slices, &mut |g| v.push(g))?;
+    Ok(v)
+}
+
+/// Hands each round group of an algorithm to `emit`, in order, without allocating (the cost is
+/// evaluated thousands of times per sweep). Errors name the key at fault.
+pub fn each_group(
+    c: &Cluster,
+    op: Op,
+    algo: Algo,
+    bytes: f64,
+    slices: u32,
+    emit: &mut dyn FnMut(RoundGroup),
+) -> Result<(), ModelError> {
     let n = c.gpus;
     let g = c.per_node.min(n).max(1);
     let k = c.nodes().max(1);
     let s = bytes;
+    check(c, op, algo)?;
     if n <= 1 {
-        return Ok(Vec::new());
+        return Ok(());
     }
-    let nf = f64::from(n);
     let crossing = k > 1;
     match (op, algo) {
-        (_, Algo::Auto) => Err(ModelError::new(
-            "algo",
-            "auto must be resolved before costing",
-        )),
-        (Op::AllReduce, Algo::Ring)
-        | (Op::ReduceScatter, Algo::Ring)
-        | (Op::AllGather, Algo::Ring) => {
+        (_, Algo::Ring) => {
             // One logical ring; NCCL runs one ring per NIC (channels), so a node's traffic leaving
-            // it per round is one chunk spread over all NICs.
-            let steps = match op {
-                Op::AllReduce => 2 * u64::from(n - 1),
-                _ => u64::from(n - 1),
-            };
-            let chunk = s / nf;
-            let mut group = RoundGroup::intra(steps, chunk, op != Op::AllGather);
+            // it per round is one chunk spread over all NICs. With one GPU per node every hop
+            // leaves the node.
+            let chunk = s / f64::from(n);
+            let mut group = RoundGroup::intra(u64::from(n - 1), chunk, op != Op::AllGather);
             if crossing {
                 group.node_bytes = chunk;
+                if g == 1 {
+                    group.gpu_bytes = 0.0;
+                }
             }
-            let mut groups = vec![group];
+            emit(group);
             if op == Op::AllReduce {
                 // Second half (all-gather) copies, no reduction.
-                groups[0].count = u64::from(n - 1);
-                let mut ag = groups[0];
-                ag.reduce_bytes = 0.0;
-                groups.push(ag);
+                emit(RoundGroup {
+                    reduce_bytes: 0.0,
+                    ..group
+                });
             }
-            Ok(groups)
         }
-        (_, Algo::Rhd) => {
-            if op != Op::AllReduce && !n.is_power_of_two() {
-                return Err(ModelError::new(
-                    "algo",
-                    format!(
-                        "rhd {} needs a power-of-two GPU count (gpus={n}); use ring",
-                        op.id()
-                    ),
-                ));
-            }
-            Ok(rhd_groups(c, op, s, g, crossing))
-        }
-        (Op::AllReduce, Algo::Tree) => {
+        (_, Algo::Rhd) => rhd_groups(c, op, s, g, crossing, emit),
+        (_, Algo::Tree) => {
             let p = f64::from(slices.max(1));
-            let ticks = tree_ticks(n, slices);
             let slice = s / 2.0 / p;
             let sends = f64::from(tree_max_sends(n));
-            let mut group = RoundGroup::intra(ticks, sends * slice, true);
+            let mut group = RoundGroup::intra(tree_ticks(n, slices), sends * slice, true);
             group.reduce_bytes = 2.0 * slice;
             if crossing {
                 // Heap-ordered trees over node-major ranks: a node's GPUs all talk across nodes.
                 group.node_bytes = sends * slice * f64::from(g);
             }
-            Ok(vec![group])
+            emit(group);
         }
-        (Op::AllReduce, Algo::Hier) => {
+        (_, Algo::Hier) => {
             let shard = s / f64::from(g);
-            let mut groups = Vec::new();
             if g > 1 {
-                groups.push(RoundGroup::intra(u64::from(g - 1), shard, true));
+                emit(RoundGroup::intra(u64::from(g - 1), shard, true));
             }
             if k > 1 {
                 let piece = shard / f64::from(k);
                 for reduce in [true, false] {
-                    groups.push(RoundGroup {
+                    emit(RoundGroup {
                         count: u64::from(k - 1),
                         gpu_bytes: 0.0,
                         node_bytes: piece * f64::from(g),
@@ -479,32 +474,50 @@ pub fn round_groups(
                 }
             }
             if g > 1 {
-                groups.push(RoundGroup::intra(u64::from(g - 1), shard, false));
+                emit(RoundGroup::intra(u64::from(g - 1), shard, false));
             }
-            Ok(groups)
         }
-        (Op::AllReduce, Algo::Nvls) => {
-            if !c.intra.in_switch_reduce {
-                return Err(ModelError::new(
-                    "algo",
-                    format!(
-                        "nvls needs an NVSwitch that reduces in the network (nvlink4, nvlink5); {} has none",
-                        c.intra.id
-                    ),
-                ));
-            }
-            if k > 1 {
-                return Err(ModelError::new(
-                    "algo",
-                    "nvls is modelled inside one NVSwitch domain (gpus ≤ per_node); use hier across nodes",
-                ));
-            }
+        (_, Algo::Nvls) => {
             // Push to the switch (reduced there), then multicast back: each GPU moves S per phase.
             let mut push = RoundGroup::intra(1, s, false);
             push.switch = true;
-            let pull = push;
-            Ok(vec![push, pull])
+            emit(push);
+            emit(push);
         }
+        (_, Algo::Auto) => {}
+    }
+    Ok(())
+}
+
+/// Whether an algorithm applies to this operation and hardware.
+fn check(c: &Cluster, op: Op, algo: Algo) -> Result<(), ModelError> {
+    let n = c.gpus;
+    match (op, algo) {
+        (_, Algo::Auto) => Err(ModelError::new(
+            "algo",
+            "auto must be resolved before costing",
+        )),
+        (_, Algo::Ring) | (Op::AllReduce, Algo::Rhd) => Ok(()),
+        (_, Algo::Rhd) if !n.is_power_of_two() => Err(ModelError::new(
+            "algo",
+            format!(
+                "rhd {} needs a power-of-two GPU count (gpus={n}); use ring",
+                op.id()
+            ),
+        )),
+        (_, Algo::Rhd) | (Op::AllReduce, Algo::Tree) | (Op::AllReduce, Algo::Hier) => Ok(()),
+        (Op::AllReduce, Algo::Nvls) if !c.intra.in_switch_reduce => Err(ModelError::new(
+            "algo",
+            format!(
+                "nvls needs an NVSwitch that reduces in the network (nvlink4, nvlink5); {} has none",
+                c.intra.id
+            ),
+        )),
+        (Op::AllReduce, Algo::Nvls) if c.nodes() > 1 => Err(ModelError::new(
+            "algo",
+            "nvls is modelled inside one NVSwitch domain (gpus ≤ per_node); use hier across nodes",
+        )),
+        (Op::AllReduce, Algo::Nvls) => Ok(()),
         (_, a) => Err(ModelError::new(
             "algo",
             format!(
@@ -519,11 +532,17 @@ pub fn round_groups(
 /// Recursive halving-doubling. Non-powers of two fold the extra ranks in first (Thakur et al.
 /// 2005 §4): the r = n − p' extra ranks send their whole vector to a partner and get the result
 /// back at the end.
-fn rhd_groups(c: &Cluster, op: Op, s: f64, g: u32, multi_node: bool) -> Vec<RoundGroup> {
+fn rhd_groups(
+    c: &Cluster,
+    op: Op,
+    s: f64,
+    g: u32,
+    multi_node: bool,
+    emit: &mut dyn FnMut(RoundGroup),
+) {
     let n = c.gpus;
     let p2 = prev_pow2(n);
     let levels = p2.trailing_zeros();
-    let mut groups = Vec::new();
     let fold = n != p2;
     // Partners `dist` ranks apart (node-major ranks) are in another node when dist ≥ g, and for
     // some ranks when g is not a multiple of 2·dist; then the node's GPUs send through its NICs
@@ -543,33 +562,62 @@ fn rhd_groups(c: &Cluster, op: Op, s: f64, g: u32, multi_node: bool) -> Vec<Roun
             switch: false,
         }
     };
-    let whole = match op {
-        Op::AllGather => s / f64::from(p2),
-        _ => s,
+    // A round's time is affine in its bytes within one class (crossing or not, reducing or
+    // not), so consecutive rounds of a class merge into one group with their mean size: the
+    // same total, computed once (sweeps evaluate this thousands of times).
+    let mut pending: Option<(RoundGroup, f64)> = None;
+    let mut push = |r: RoundGroup, emit: &mut dyn FnMut(RoundGroup)| {
+        let same = |a: &RoundGroup| {
+            (a.node_bytes > 0.0) == (r.node_bytes > 0.0)
+                && (a.reduce_bytes > 0.0) == (r.reduce_bytes > 0.0)
+        };
+        match pending.as_mut() {
+            Some((acc, n)) if same(acc) => {
+                acc.gpu_bytes += r.gpu_bytes;
+                acc.node_bytes += r.node_bytes;
+                acc.reduce_bytes += r.reduce_bytes;
+                *n += 1.0;
+            }
+            _ => {
+                if let Some((acc, n)) = pending.take() {
+                    emit(mean(acc, n));
+                }
+                pending = Some((r, 1.0));
+            }
+        }
     };
+    let part = s / f64::from(p2);
     if fold && op != Op::AllGather {
-        groups.push(make(s, p2, true));
+        push(make(s, p2, true), emit);
     }
     if op != Op::AllGather {
         for j in 0..levels {
-            let dist = p2 >> (j + 1);
-            groups.push(make(s / f64::from(2u32 << j), dist, true));
+            push(make(s / f64::from(2u32 << j), p2 >> (j + 1), true), emit);
         }
     }
     if op != Op::ReduceScatter {
+        // Doubling round j sends the 2^j parts gathered so far.
         for j in 0..levels {
-            let dist = 1u32 << j;
-            let bytes = match op {
-                Op::AllGather => whole * f64::from(1u32 << j),
-                _ => s / f64::from(p2 >> j),
-            };
-            groups.push(make(bytes, dist, false));
+            push(make(part * f64::from(1u32 << j), 1 << j, false), emit);
         }
     }
     if fold && op != Op::ReduceScatter {
-        groups.push(make(s, p2, false));
+        push(make(s, p2, false), emit);
     }
-    groups
+    if let Some((acc, n)) = pending {
+        emit(mean(acc, n));
+    }
+}
+
+/// `n` merged rounds as one group of `n` rounds of their mean size.
+fn mean(acc: RoundGroup, n: f64) -> RoundGroup {
+    RoundGroup {
+        count: n as u64,
+        gpu_bytes: acc.gpu_bytes / n,
+        node_bytes: acc.node_bytes / n,
+        reduce_bytes: acc.reduce_bytes / n,
+        ..acc
+    }
 }
 
 /// Largest power of two ≤ n (n ≥ 1).
@@ -603,60 +651,91 @@ pub fn tree_max_sends(n: u32) -> u32 {
     if n <= 1 {
         return 0;
     }
+    // Children of heap position i: those of 2i+1, 2i+2 below n.
+    let children = |i: u32| (i64::from(n) - 1 - 2 * i64::from(i)).clamp(0, 2) as u32;
     let sends = |i: u32| -> u32 {
-        let up_a = u32::from(i != 0);
-        let down_a = tree_children(n, i).count() as u32;
         let j = n - 1 - i;
-        let up_b = u32::from(j != 0);
-        let down_b = tree_children(n, j).count() as u32;
-        up_a + down_a + up_b + down_b
+        u32::from(i != 0) + children(i) + u32::from(j != 0) + children(j)
     };
-    // Every kind of rank (root, 2 children, 1 child, leaf) sits near the ends or the middle.
-    let mut cands: Vec<u32> = (0..n.min(4)).collect();
-    cands.extend(n.saturating_sub(4)..n);
     let mid = n / 2;
-    cands.extend(mid.saturating_sub(2)..(mid + 2).min(n));
-    cands.into_iter().map(sends).max().unwrap_or(0)
+    (0..n.min(4))
+        .chain(n.saturating_sub(4)..n)
+        .chain(mid.saturating_sub(2)..(mid + 2).min(n))
+        .map(sends)
+        .max()
+        .unwrap_or(0)
 }
 
-/// Cost of a collective with a fixed algorithm and protocol. `n = 1` is a local copy.
-pub fn cost_with(
-    c: &Cluster,
-    op: Op,
-    algo: Algo,
-    p: Protocol,
-    bytes: f64,
-) -> Result<CollectiveCost, ModelError> {
-    let slices = if algo == Algo::Tree {
-        best_tree_slices(c, p, bytes)
-    } else {
-        1
-    };
-    let groups = round_groups(c, op, algo, bytes, slices)?;
-    Ok(cost_of_groups(c, op, algo, p, bytes, slices, &groups))
-}
-
-fn cost_of_groups(
-    c: &Cluster,
-    op: Op,
-    algo: Algo,
-    p: Protocol,
-    bytes: f64,
+/// Running totals of one protocol's time over the rounds.
+#[derive(Clone, Copy, Default)]
+struct Totals {
+    time: f64,
+    latency: f64,
+    by_link: [f64; 5],
+    rounds: u64,
     slices: u32,
-    groups: &[RoundGroup],
-) -> CollectiveCost {
-    let mut time = 0.0;
-    let mut latency = 0.0;
-    let mut by_link = [0.0f64; 5];
-    let mut rounds = 0;
-    for g in groups {
-        let rt = round_time(c, p, g);
-        let count = g.count as f64;
-        time += rt.total() * count;
-        latency += rt.latency * count;
-        by_link[link_index(rt.link)] += rt.transfer * count;
-        rounds += g.count;
+}
+
+impl Totals {
+    fn add(&mut self, rt: &RoundTime, count: f64, rounds: u64) {
+        self.time += rt.total() * count;
+        self.latency += rt.latency * count;
+        self.by_link[link_index(rt.link)] += rt.transfer * count;
+        self.rounds += rounds;
     }
+}
+
+/// Costs of one algorithm under each protocol in `protos`, from one pass over its rounds.
+/// The pipelined tree is solved in closed form: with P slices a tick costs h + X/P (every byte
+/// term scales as 1/P) and there are 2D + P − 1 ticks, so the best P is near √((2D − 1)·X/h).
+fn costs(
+    c: &Cluster,
+    op: Op,
+    algo: Algo,
+    bytes: f64,
+    protos: &[Protocol],
+) -> Result<[Option<CollectiveCost>; 3], ModelError> {
+    let mut totals = [Totals::default(); 3];
+    let tree_depth2 = f64::from(2 * tree_depth(c.gpus));
+    each_group(c, op, algo, bytes, 1, &mut |g| {
+        for (t, p) in totals.iter_mut().zip(protos) {
+            let rt = round_time(c, *p, &g);
+            if algo == Algo::Tree {
+                let (h, x) = (rt.latency, rt.transfer);
+                let ticks = |slices: u32| tree_depth2 + f64::from(slices) - 1.0;
+                let time = |slices: u32| ticks(slices) * (h + x / f64::from(slices));
+                let ideal = ((tree_depth2 - 1.0).max(0.0) * x / h.max(1e-12)).sqrt();
+                let lo = prev_pow2(ideal.clamp(1.0, 64.0) as u32).min(64);
+                let hi = (lo * 2).min(64);
+                let slices = if time(hi) < time(lo) { hi } else { lo };
+                let tick = RoundTime {
+                    transfer: x / f64::from(slices),
+                    ..rt
+                };
+                t.slices = slices;
+                t.add(&tick, ticks(slices), ticks(slices) as u64);
+            } else {
+                t.slices = 1;
+                t.add(&rt, g.count as f64, g.count);
+            }
+        }
+    })?;
+    let mut out = [None; 3];
+    for ((o, t), p) in out.iter_mut().zip(totals).zip(protos) {
+        *o = Some(finish(c, op, algo, *p, bytes, t));
+    }
+    Ok(out)
+}
+
+/// Adds the launch latency (or, on one GPU, the local copy) and derives the reported figures.
+fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -> CollectiveCost {
+    let Totals {
+        mut time,
+        mut latency,
+        mut by_link,
+        rounds,
+        slices,
+    } = t;
     if c.gpus <= 1 {
         // One GPU: nccl-tests still copies the buffer out of place: read + write at HBM speed.
         time = 2.0 * bytes / (c.gpu.mem_bw_gbs * 1e9);
@@ -692,8 +771,19 @@ fn cost_of_groups(
         bottleneck,
         rounds,
         latency_share: (latency / time).clamp(0.0, 1.0),
-        slices,
+        slices: slices.max(1),
     }
+}
+
+/// Cost of a collective with a fixed algorithm and protocol. `n = 1` is a local copy.
+pub fn cost_with(
+    c: &Cluster,
+    op: Op,
+    algo: Algo,
+    p: Protocol,
+    bytes: f64,
+) -> Result<CollectiveCost, ModelError> {
+    costs(c, op, algo, bytes, &[p])?[0].ok_or_else(|| ModelError::new("algo", "no cost computed"))
 }
 
 fn link_index(l: Link) -> usize {
@@ -704,25 +794,6 @@ fn link_index(l: Link) -> usize {
         Link::Switch => 3,
         Link::Network => 4,
     }
-}
-
-/// Slice count for the pipelined tree that minimises its time (NCCL slices messages into chunks;
-/// we search powers of two up to 64).
-fn best_tree_slices(c: &Cluster, p: Protocol, bytes: f64) -> u32 {
-    let mut best = (1, f64::INFINITY);
-    for e in 0..7 {
-        let slices = 1u32 << e;
-        if let Ok(groups) = round_groups(c, Op::AllReduce, Algo::Tree, bytes, slices) {
-            let t: f64 = groups
-                .iter()
-                .map(|g| round_time(c, p, g).total() * g.count as f64)
-                .sum();
-            if t < best.1 {
-                best = (slices, t);
-            }
-        }
-    }
-    best.0
 }
 
 /// The algorithms `auto` chooses among: those NCCL's tuner has (ring, tree, NVLS).
@@ -745,16 +816,16 @@ pub fn cost(c: &Cluster, op: Op, algo: Algo, bytes: f64) -> Result<CollectiveCos
     let mut best: Option<CollectiveCost> = None;
     let mut first_err = None;
     for a in algos {
-        for p in c.protocols() {
-            match cost_with(c, op, *a, *p, bytes) {
-                Ok(r) => {
+        match costs(c, op, *a, bytes, c.protocols()) {
+            Ok(all) => {
+                for r in all.into_iter().flatten() {
                     if best.is_none_or(|b| r.time_s < b.time_s) {
                         best = Some(r);
                     }
                 }
-                Err(e) => {
-                    first_err.get_or_insert(e);
-                }
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
             }
         }
     }
