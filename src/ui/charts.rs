@@ -39,8 +39,7 @@ pub fn record_perf(name: &str, ms: f64) {
         });
     let list = js_sys::Reflect::get(&store, &JsValue::from_str(name))
         .ok()
-        .filter(js_sys::Array::is_array)
-        .map(|v| js_sys::Array::from(&v))
+        .and_then(|v| wasm_bindgen::JsCast::dyn_into::<js_sys::Array>(v).ok())
         .unwrap_or_else(|| {
             let a = js_sys::Array::new();
             let _ = js_sys::Reflect::set(&store, &JsValue::from_str(name), &a);

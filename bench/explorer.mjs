@@ -1,0 +1,63 @@
+// Explorer speed benchmark (not a test): builds nothing, serves dist/, drags the GPU slider and
+// switches networks in headless Chromium, then reports p50/p95 of
+//   - control change → every chart redrawn (performance marks from the app: window.__gslPerf),
+//   - frame-to-frame gaps while dragging (rAF deltas),
+//   - long tasks (> 50 ms) observed while dragging.
+// Run: node bench/explorer.mjs   (after ./scripts/test or trunk build --release)
+import { start, openPage } from '../e2e/harness.mjs';
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(p / 100 * s.length))] : NaN;
+};
+const fmt = (xs) => `p50 ${pct(xs, 50).toFixed(2)} ms, p95 ${pct(xs, 95).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms (n=${xs.length})`;
+
+const env = await start();
+const { page, context } = await openPage(env, 'gpus=64&per_node=8&gpu=a100&intra=nvlink3&inter=tcp100&nics=1&model=llama3-8b&zero=3');
+await page.waitForTimeout(500);
+await page.evaluate(() => {
+  window.__longTasks = [];
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(e.duration); })
+    .observe({ type: 'longtask', buffered: false });
+  window.__frames = [];
+  let last = performance.now();
+  const loop = (t) => { window.__frames.push(t - last); last = t; requestAnimationFrame(loop); };
+  requestAnimationFrame(loop);
+});
+
+// One "control change → all charts redrawn" sample: from the input event until the reactive
+// work it queued (model, results, four charts; Leptos runs it in microtasks) has finished, i.e.
+// the next macrotask.
+async function change(action) {
+  return page.evaluate(async (action) => {
+    const t0 = performance.now();
+    const el = document.querySelector(action.sel);
+    el.value = action.value;
+    el.dispatchEvent(new Event(action.event, { bubbles: true }));
+    await new Promise((r) => setTimeout(r, 0));
+    const perf = window.__gslPerf || {};
+    return { total: performance.now() - t0, charts: Object.fromEntries(Object.entries(perf).map(([k, v]) => [k, v[v.length - 1]])) };
+  }, action);
+}
+
+const total = [], chartSum = [];
+for (let round = 0; round < 6; round++) {
+  for (let e = 0; e <= 16; e++) {
+    const r = await change({ sel: '[data-testid=gpus-slider]', value: String(e), event: 'input' });
+    total.push(r.total);
+    chartSum.push(Object.values(r.charts).reduce((a, b) => a + b, 0));
+  }
+  for (const net of ['tcp10', 'ib-ndr', 'roce400', 'tcp100']) {
+    const r = await change({ sel: '[data-testid=inter]', value: net, event: 'change' });
+    total.push(r.total);
+    chartSum.push(Object.values(r.charts).reduce((a, b) => a + b, 0));
+  }
+}
+const frames = await page.evaluate(() => window.__frames.slice(5));
+const longTasks = await page.evaluate(() => window.__longTasks);
+console.log(`control change → model + all charts done: ${fmt(total)}`);
+console.log(`draw time of the four charts together:  ${fmt(chartSum)}`);
+console.log(`frame gaps while changing:              ${fmt(frames)}`);
+console.log(`long tasks > 50 ms while dragging:       ${longTasks.length}${longTasks.length ? ` (max ${Math.max(...longTasks).toFixed(1)} ms)` : ''}`);
+await context.close();
+await env.close();
