@@ -227,6 +227,41 @@ impl Schedule {
         self.gpus + u32::from(self.switch_rank.is_some())
     }
 
+    /// Contributions held before the first round and after each round: `states[r][rank][part]`
+    /// has bit i set when GPU i's contribution is in that part (n ≤ 64; the animation colours
+    /// partial sums by how many contributions they hold).
+    pub fn states(&self) -> Vec<Vec<Vec<u64>>> {
+        let n = self.gpus as usize;
+        let parts = self.parts as usize;
+        if n > 64 {
+            return Vec::new();
+        }
+        let mut has = vec![vec![0u64; parts]; self.ranks() as usize];
+        for (r, row) in has.iter_mut().enumerate().take(n) {
+            for (p, cell) in row.iter_mut().enumerate() {
+                if self.op != Op::AllGather || self.owned[r] as usize == p {
+                    *cell = 1u64 << r;
+                }
+            }
+        }
+        let mut out = vec![has.clone()];
+        for round in &self.rounds {
+            let before = has.clone();
+            for t in &round.transfers {
+                for p in t.part as usize..(t.part + t.count) as usize {
+                    let (s, d) = (t.src as usize, t.dst as usize);
+                    has[d][p] = if t.reduce {
+                        has[d][p] | before[s][p]
+                    } else {
+                        before[s][p]
+                    };
+                }
+            }
+            out.push(has.clone());
+        }
+        out
+    }
+
     /// Runs the schedule on real numbers. `input[rank][part]` is each GPU's buffer (for an
     /// all-gather, only its owned part matters). Returns every rank's final buffer and, per rank
     /// and part, the set of GPUs whose contribution it holds (bit i = GPU i; n ≤ 64 only, else

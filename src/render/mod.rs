@@ -1,5 +1,7 @@
-//! The render layer: turns model output into things to draw, over any plotters backend.
-//! Native-testable; the UI hands it a canvas.
+//! The render layer: turns model output into things to draw, over any plotters backend or as
+//! plain shapes. Native-testable; the UI hands it a canvas.
 
+pub mod anim;
 pub mod charts;
 pub mod series;
+pub mod timeline;
