@@ -75,7 +75,13 @@ pub fn layout(n: u32, per_node: u32, with_switch: bool) -> Layout {
             h: ch - 2.0 * pad,
         };
         for j in 0..g.min(n - m * g) {
-            let (gc, gr) = (j % per_row, j / per_row);
+            // Rows snake (left to right, then back) so ring neighbours sit side by side.
+            let gr = j / per_row;
+            let gc = if gr % 2 == 0 {
+                j % per_row
+            } else {
+                per_row - 1 - j % per_row
+            };
             gpus.push(Pos {
                 x: rect.x + rect.w * (f64::from(gc) + 0.5) / f64::from(per_row),
                 y: rect.y + rect.h * (f64::from(gr) + 0.5) / f64::from(node_rows),
@@ -136,7 +142,10 @@ impl Playback {
         if self.starts.is_empty() {
             return (0, 1.0);
         }
-        let i = self.ends.partition_point(|e| *e <= t).min(self.rounds() - 1);
+        let i = self
+            .ends
+            .partition_point(|e| *e <= t)
+            .min(self.rounds() - 1);
         let (s, e) = (self.starts[i], self.ends[i]);
         let p = if e > s {
             ((t - s) / (e - s)).clamp(0.0, 1.0)
@@ -551,10 +560,16 @@ mod tests {
         assert!(f0.gpu_level.iter().all(|l| (l - 0.25).abs() < 1e-12));
         // In round 1 each chunk carries one GPU's contribution; in round 3, three.
         let r = |i: usize| a.frame((a.playback.starts[i] + a.playback.ends[i]) / 2.0);
-        assert!(r(0).chunks.iter().all(|c| (c.level - 0.25).abs() < 1e-12 && c.reduce));
+        assert!(r(0)
+            .chunks
+            .iter()
+            .all(|c| (c.level - 0.25).abs() < 1e-12 && c.reduce));
         assert!(r(2).chunks.iter().all(|c| (c.level - 0.75).abs() < 1e-12));
         // The all-gather half carries finished sums.
-        assert!(r(3).chunks.iter().all(|c| (c.level - 1.0).abs() < 1e-12 && !c.reduce));
+        assert!(r(3)
+            .chunks
+            .iter()
+            .all(|c| (c.level - 1.0).abs() < 1e-12 && !c.reduce));
         // At the end every GPU holds the whole sum.
         let end = a.frame(a.playback.total + 1.0);
         assert!(end.gpu_level.iter().all(|l| (l - 1.0).abs() < 1e-12));
@@ -576,7 +591,10 @@ mod tests {
                 .unwrap()
                 .time_s;
         assert!((ratio - model).abs() < 1e-9 * model);
-        assert!(ratio > 5.0, "100 GbE TCP is far slower than 8× NDR: {ratio}");
+        assert!(
+            ratio > 5.0,
+            "100 GbE TCP is far slower than 8× NDR: {ratio}"
+        );
     }
 
     #[test]
@@ -585,7 +603,12 @@ mod tests {
         let small = Animation::new(&c, Op::AllReduce, Algo::Ring, 4096.0).unwrap();
         let large = Animation::new(&c, Op::AllReduce, Algo::Ring, 1073741824.0).unwrap();
         let lat = |a: &Animation| {
-            a.schedule.rounds.iter().map(|r| r.time.latency).sum::<f64>() / a.playback.total
+            a.schedule
+                .rounds
+                .iter()
+                .map(|r| r.time.latency)
+                .sum::<f64>()
+                / a.playback.total
         };
         assert!(lat(&small) > 0.5, "{}", lat(&small));
         assert!(lat(&large) < 0.05, "{}", lat(&large));
@@ -609,8 +632,8 @@ mod tests {
         let c = cluster("gpus=1024&gpu=h100&inter=ib-ndr");
         let agg = Aggregate::new(&c, Op::AllReduce, Algo::Ring, 1073741824.0).unwrap();
         assert_eq!(agg.rounds, 2046);
-        let cost = crate::model::collective::cost(&c, Op::AllReduce, Algo::Ring, 1073741824.0)
-            .unwrap();
+        let cost =
+            crate::model::collective::cost(&c, Op::AllReduce, Algo::Ring, 1073741824.0).unwrap();
         assert!((agg.total - cost.time_s).abs() < 1e-12);
         let f = agg.frame(agg.total / 2.0);
         assert!(f.round > 900 && f.round < 1100, "{}", f.round);

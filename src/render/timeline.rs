@@ -75,7 +75,14 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
     let pp = sc.pp.max(1) as usize;
     let rows: Vec<String> = if pp > 1 {
         (0..pp)
-            .map(|s| format!("stage {} ({} GPU{})", s + 1, sc.tp, if sc.tp > 1 { "s" } else { "" }))
+            .map(|s| {
+                format!(
+                    "stage {} ({} GPU{})",
+                    s + 1,
+                    sc.tp,
+                    if sc.tp > 1 { "s" } else { "" }
+                )
+            })
             .collect()
     } else {
         let shown = sc.gpus.min(8);
@@ -171,8 +178,8 @@ mod tests {
 
     #[test]
     fn network_bound_steps_show_the_gpus_waiting() {
-        let sc = Scenario::parse("gpus=64&gpu=a100&inter=tcp100&nics=1&model=llama3-8b&zero=3")
-            .unwrap();
+        let sc =
+            Scenario::parse("gpus=64&gpu=a100&inter=tcp100&nics=1&model=llama3-8b&zero=3").unwrap();
         let tl = timeline(&sc, &evaluate(&sc).unwrap());
         assert_eq!(tl.rows.len(), 8);
         assert_eq!(tl.rows[7], "GPU 8…64");
@@ -188,11 +195,15 @@ mod tests {
 
     #[test]
     fn pipeline_rows_are_stages_with_a_bubble() {
-        let sc = Scenario::parse("gpus=512&gpu=h100&inter=ib-ndr&model=llama3-70b&tp=8&pp=4&zero=1")
-            .unwrap();
+        let sc =
+            Scenario::parse("gpus=512&gpu=h100&inter=ib-ndr&model=llama3-70b&tp=8&pp=4&zero=1")
+                .unwrap();
         let tl = timeline(&sc, &evaluate(&sc).unwrap());
         assert_eq!(tl.rows.len(), 4);
-        assert!(tl.bars.iter().any(|b| b.kind == BarKind::Bubble && b.row == 0));
+        assert!(tl
+            .bars
+            .iter()
+            .any(|b| b.kind == BarKind::Bubble && b.row == 0));
         // The first stage starts at once, the last waits for the warm-up.
         let first_fwd = |row| {
             tl.bars

@@ -1,10 +1,12 @@
 //! The Leptos UI shell (browser only): components, signals, URL state, canvases.
 
+pub mod anim;
 pub mod charts;
 pub mod controls;
 pub mod results;
 pub mod state;
 
+use anim::AnimationPanel;
 use charts::{ChartPanel, Kind};
 use controls::Controls;
 use leptos::prelude::*;
@@ -73,7 +75,9 @@ pub fn App() -> impl IntoView {
                 <ChartPanel kind=Kind::Breakdown testid="chart-breakdown" title="Where the step's time goes" />
                 <ChartPanel kind=Kind::Compare testid="chart-compare" title="The same job on other networks" />
             </section>
-            <section class="animation" aria-label="All-reduce animation"></section>
+            <section class="animation" aria-label="All-reduce animation and step timeline">
+                <AnimationPanel />
+            </section>
         </main>
         <footer>
             <p>"Every figure in the model carries its source; the model's assumptions and what it leaves out are listed in the README. Nothing leaves this page: no requests, no storage."</p>
