@@ -4,6 +4,7 @@
 //! backend) and, in the browser only, `ui` (Leptos components).
 
 pub mod cli;
+pub mod lessons;
 pub mod model;
 pub mod render;
 

@@ -94,14 +94,14 @@ proptest! {
         let r = evaluate(&sc).unwrap();
         prop_assert_eq!(r.memory.fits(), m.fits());
         if !m.fits() {
-            if let Some(advice) = gpu_scaling_lab::model::step::fit_advice(&sc) {
-                // The advice names a change; applying it must fit.
-                let (k, v) = advice.split_once('=').map(|(k, v)| (k.to_string(), v.split_whitespace().next().unwrap_or("").trim_end_matches('.').to_string())).unwrap_or_default();
-                if ["zero", "tp", "pp", "recompute"].contains(&k.as_str()) {
-                    let mut s2 = Scenario { batch: None, ..sc.clone() };
-                    s2.set(&k, &v).unwrap();
-                    prop_assert!(memory(&s2, &s2.cluster()).fits(), "{advice} for {}", sc.to_query());
+            if let Some(fix) = gpu_scaling_lab::model::step::fit_fix(&sc) {
+                // The advice names changes; applying them to the scenario must fit.
+                let mut s2 = Scenario { batch: None, ..sc.clone() };
+                for (k, v) in &fix.changes {
+                    s2.set(k, v).unwrap();
                 }
+                prop_assert_eq!(&s2, &fix.scenario);
+                prop_assert!(memory(&s2, &s2.cluster()).fits(), "{} for {}", fix, sc.to_query());
             }
         }
     }

@@ -372,8 +372,8 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
                 gib(r.memory.total()),
                 gib(r.memory.capacity)
             ),
-            advice: fit_advice(sc).unwrap_or_else(|| {
-                "No split within this cluster fits; use GPUs with more memory.".to_string()
+            advice: fit_fix(sc).map(|f| f.to_string()).unwrap_or_else(|| {
+                "Nothing up to 65,536 GPUs fits; use GPUs with more memory.".to_string()
             }),
         };
     }
@@ -501,50 +501,90 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
     }
 }
 
-/// The first change (in order of least disruption) that makes the scenario fit, in words.
-pub fn fit_advice(sc: &Scenario) -> Option<String> {
+/// A change that makes a scenario fit in memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitFix {
+    /// The scenario with the change applied.
+    pub scenario: Scenario,
+    /// The keys changed and their new values, in scenario syntax.
+    pub changes: Vec<(&'static str, String)>,
+}
+
+impl std::fmt::Display for FitFix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self
+            .changes
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        write!(f, "{} fits.", parts.join(" and "))
+    }
+}
+
+/// The least disruptive change that makes the scenario fit: sharding more (ZeRO), recomputing
+/// activations, splitting the model (tp inside a node, then pp), and finally more GPUs with
+/// everything sharded. `None` when nothing up to 65,536 GPUs fits.
+pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     let fits = |s: &Scenario| s.validate().is_ok() && memory(s, &s.cluster()).fits();
+    let full = Some(Recompute::Full);
+    let mut tries: Vec<(Scenario, Vec<(&'static str, String)>)> = Vec::new();
     for z in sc.zero + 1..=3 {
-        let s = Scenario {
-            zero: z,
-            ..sc.clone()
-        };
-        if fits(&s) {
-            return Some(format!("zero={z} fits."));
-        }
+        tries.push((
+            Scenario {
+                zero: z,
+                ..sc.clone()
+            },
+            vec![("zero", z.to_string())],
+        ));
     }
     if sc.recompute() != Recompute::Full {
-        let s = Scenario {
-            recompute: Some(Recompute::Full),
-            ..sc.clone()
-        };
-        if fits(&s) {
-            return Some("recompute=full fits.".to_string());
-        }
+        tries.push((
+            Scenario {
+                recompute: full,
+                ..sc.clone()
+            },
+            vec![("recompute", "full".into())],
+        ));
+        tries.push((
+            Scenario {
+                zero: 3,
+                recompute: full,
+                ..sc.clone()
+            },
+            vec![("zero", "3".into()), ("recompute", "full".into())],
+        ));
     }
     let mut tp = sc.tp * 2;
     while tp <= sc.per_node() {
-        let s = Scenario {
-            tp,
-            batch: None,
-            ..sc.clone()
-        };
-        if fits(&s) {
-            return Some(format!("tp={tp} fits."));
-        }
+        tries.push((
+            Scenario {
+                tp,
+                batch: None,
+                recompute: full,
+                ..sc.clone()
+            },
+            vec![("tp", tp.to_string()), ("recompute", "full".into())],
+        ));
         tp *= 2;
     }
     let mut pp = sc.pp * 2;
     while pp <= sc.workload().layers() && pp * sc.tp <= sc.gpus {
-        let s = Scenario {
-            pp,
-            batch: None,
-            ..sc.clone()
-        };
-        if fits(&s) {
-            return Some(format!("pp={pp} fits."));
-        }
+        tries.push((
+            Scenario {
+                pp,
+                batch: None,
+                recompute: full,
+                ..sc.clone()
+            },
+            vec![("pp", pp.to_string()), ("recompute", "full".into())],
+        ));
         pp *= 2;
+    }
+    if let Some((s, changes)) = tries.into_iter().find(|(s, _)| fits(s)) {
+        return Some(FitFix {
+            scenario: s,
+            changes,
+        });
     }
     // More GPUs help only when something is sharded across replicas.
     let mut gpus = sc.gpus * 2;
@@ -552,11 +592,19 @@ pub fn fit_advice(sc: &Scenario) -> Option<String> {
         let s = Scenario {
             gpus,
             zero: 3,
+            recompute: full,
             batch: None,
             ..sc.clone()
         };
         if fits(&s) {
-            return Some(format!("{gpus} GPUs with zero=3 fit."));
+            return Some(FitFix {
+                scenario: s,
+                changes: vec![
+                    ("gpus", gpus.to_string()),
+                    ("zero", "3".into()),
+                    ("recompute", "full".into()),
+                ],
+            });
         }
         gpus *= 2;
     }

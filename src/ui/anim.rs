@@ -2,7 +2,7 @@
 //! layer (`render::anim`, `render::timeline`) and painted here with the 2D context; the loop runs
 //! on requestAnimationFrame, pauses off-screen, and respects prefers-reduced-motion.
 
-use super::charts::{now_ms, prefers_dark, record_perf};
+use super::charts::{download_png, now_ms, prefers_dark, record_perf};
 use super::results::duration;
 use super::state::Lab;
 use crate::model::collective::Cluster;
@@ -531,7 +531,6 @@ pub fn AnimationPanel() -> impl IntoView {
     let alive = Arc::new(AtomicBool::new(true));
     let primary = NodeRef::<leptos::html::Canvas>::new();
     let secondary = NodeRef::<leptos::html::Canvas>::new();
-    let timeline_ref = NodeRef::<leptos::html::Canvas>::new();
 
     // The collectives to play: the scenario's, and the comparison's.
     let shows = Memo::new(move |_| {
@@ -673,27 +672,6 @@ pub fn AnimationPanel() -> impl IntoView {
         }
     });
 
-    // The timeline redraws when the scenario or size changes.
-    let resized = RwSignal::new(0u32);
-    let listener = window_event_listener(leptos::ev::resize, move |_| resized.update(|v| *v += 1));
-    on_cleanup(move || listener.remove());
-    let tl = Memo::new(move |_| {
-        let sc = lab.scenario.get();
-        lab.result
-            .with(|r| r.as_ref().ok().map(|r| timeline(&sc, r)))
-    });
-    Effect::new(move |_| {
-        resized.get();
-        let Some(c) = timeline_ref.get() else {
-            return;
-        };
-        tl.with(|t| {
-            if let Some(t) = t {
-                paint_timeline(&c, t);
-            }
-        });
-    });
-
     let step = move |forward: bool| {
         playing.set(false);
         shows.with_untracked(|((_, pa), _)| {
@@ -745,6 +723,12 @@ pub fn AnimationPanel() -> impl IntoView {
                 </select>
             </label>
             <span class="clock" data-testid="anim-clock">{move || clock.get()}</span>
+            <button type="button" data-testid="anim-png" on:click=move |_| download_png(primary.get_untracked(), "all-reduce-frame.png")>"Save frame as PNG"</button>
+            <button type="button" data-testid="anim-fullscreen" on:click=move |_| {
+                if let Some(c) = primary.get_untracked() {
+                    let _ = c.request_fullscreen();
+                }
+            }>"Full screen"</button>
         </div>
         {move || shows.with(|((_, a), _)| a.as_ref().err().map(|e| view! { <p class="problem">{e.clone()}</p> }))}
         <div class="anim-canvases" class:two=move || !compare.get().is_empty()>
@@ -762,6 +746,36 @@ pub fn AnimationPanel() -> impl IntoView {
             </Show>
         </div>
         <p class="caption" aria-live="polite" data-testid="anim-caption">{move || caption.get()}</p>
+    }
+}
+
+/// The step timeline (Gantt) of the current scenario.
+#[component]
+pub fn TimelinePanel() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let timeline_ref = NodeRef::<leptos::html::Canvas>::new();
+    // The timeline redraws when the scenario or size changes.
+    let resized = RwSignal::new(0u32);
+    let listener = window_event_listener(leptos::ev::resize, move |_| resized.update(|v| *v += 1));
+    on_cleanup(move || listener.remove());
+    let tl = Memo::new(move |_| {
+        let sc = lab.scenario.get();
+        lab.result
+            .with(|r| r.as_ref().ok().map(|r| timeline(&sc, r)))
+    });
+    Effect::new(move |_| {
+        resized.get();
+        let Some(c) = timeline_ref.get() else {
+            return;
+        };
+        tl.with(|t| {
+            if let Some(t) = t {
+                paint_timeline(&c, t);
+            }
+        });
+    });
+
+    view! {
         <h2>"One training step, GPU by GPU"</h2>
         <canvas node_ref=timeline_ref data-testid="timeline-canvas" class="timeline" role="img"
             aria-label=move || lab.result.with(|r| r.as_ref().ok().map(|r| format!(

@@ -66,6 +66,13 @@ pub fn download(name: &str, mime: &str, text: &str) {
     download_url(name, &href);
 }
 
+/// Offers a canvas's pixels as a PNG download.
+pub fn download_png(canvas: Option<web_sys::HtmlCanvasElement>, name: &str) {
+    if let Some(url) = canvas.and_then(|c| c.to_data_url_with_type("image/png").ok()) {
+        download_url(name, &url);
+    }
+}
+
 /// Clicks a temporary link to `href` with a download name.
 pub fn download_url(name: &str, href: &str) {
     let doc = document();
@@ -338,6 +345,10 @@ pub fn ChartPanel(
                     "Download CSV"
                 </button>
             </details>
+            <button type="button" class="png" data-testid=format!("{testid}-png")
+                on:click=move |_| download_png(canvas.get_untracked(), &format!("{testid}.png"))>
+                "Save as PNG"
+            </button>
         </figure>
     }
 }

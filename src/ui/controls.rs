@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 /// A labelled `<select>` bound to one scenario key.
 #[component]
-fn Choice(
+pub(crate) fn Choice(
     /// Visible label.
     label: &'static str,
     /// Scenario key it writes.
@@ -293,5 +293,45 @@ pub fn Controls() -> impl IntoView {
                 value=Signal::derive(move || sc.with(|s| s.scaling.id().to_string()))
             />
         </fieldset>
+    }
+}
+
+/// The few controls of the embeddable calculator: GPUs, GPU type, network and model.
+#[component]
+pub fn CompactControls() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let sc = lab.scenario;
+    view! {
+        <div class="compact-controls">
+            <div>
+                <label for="ctl-gpus-slider">"GPUs: " {move || sc.with(|s| s.gpus)}</label>
+                <input id="ctl-gpus-slider" type="range" min="0" max="16" step="1" data-testid="gpus-slider"
+                    aria-valuetext=move || format!("{} GPUs", sc.with(|s| s.gpus))
+                    prop:value=move || (f64::from(sc.with(|s| s.gpus)).log2().round() as u32).to_string()
+                    on:input=move |ev| {
+                        let e: u32 = event_target_value(&ev).parse().unwrap_or(3);
+                        lab.set("gpus", &(1u32 << e.min(16)).to_string());
+                    } />
+            </div>
+            <div>
+                <Choice label="GPU" key="gpu" testid="gpu"
+                    options=Signal::derive(|| opts(&GPUS, |g| (g.id.to_string(), g.name.to_string())))
+                    value=Signal::derive(move || sc.with(|s| s.gpu.id.to_string())) />
+            </div>
+            <div>
+                <Choice label="Between nodes" key="inter" testid="inter"
+                    options=Signal::derive(|| opts(&NETWORKS, |n| (n.id.to_string(), n.name.to_string())))
+                    value=Signal::derive(move || sc.with(|s| s.inter().id.to_string())) />
+            </div>
+            <div>
+                <Choice label="Model" key="model" testid="model"
+                    options=Signal::derive(|| {
+                        let mut v = opts(&workload::PRESETS, |w| (w.id.to_string(), w.name.to_string()));
+                        v.push(("custom".to_string(), "Custom transformer".to_string()));
+                        v
+                    })
+                    value=Signal::derive(move || sc.with(|s| s.model.to_string())) />
+            </div>
+        </div>
     }
 }

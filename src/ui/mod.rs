@@ -3,13 +3,19 @@
 pub mod anim;
 pub mod charts;
 pub mod controls;
+pub mod embed;
+pub mod explainer;
+pub mod lessons;
 pub mod results;
 pub mod state;
 
-use anim::AnimationPanel;
+use anim::{AnimationPanel, TimelinePanel};
 use charts::{ChartPanel, Kind};
 use controls::Controls;
+use embed::Embed;
+use explainer::{Explainer, Glossary};
 use leptos::prelude::*;
+use lessons::Lessons;
 use results::Results;
 use state::{read_hash, write_hash, Lab};
 
@@ -19,25 +25,49 @@ pub fn mount() {
     leptos::mount::mount_to_body(App);
 }
 
-/// The whole page.
+/// Copies the link to this view, or selects it in a field when the clipboard is not available
+/// (a sandboxed iframe).
+fn copy_link(status: RwSignal<String>) {
+    let href = window().location().href().unwrap_or_default();
+    let clipboard = window().navigator().clipboard();
+    let promise = clipboard.write_text(&href);
+    leptos::task::spawn_local(async move {
+        match wasm_bindgen_futures::JsFuture::from(promise).await {
+            Ok(_) => status.set("Link copied.".to_string()),
+            Err(_) => status.set(format!("Copy this link: {href}")),
+        }
+    });
+}
+
+/// The numbers of the current view as JSON (the CLI's `step` output).
+fn numbers_json(lab: &Lab) -> String {
+    lab.scenario.with(|s| {
+        crate::cli::query("step", &s.to_query())
+            .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
+            .unwrap_or_else(|e| format!("{{\"error\": {e:?}}}"))
+    })
+}
+
+/// The whole page, or one widget in embed mode.
 #[component]
 pub fn App() -> impl IntoView {
     let lab = Lab::new(&read_hash());
     provide_context(lab);
-    // The scenario lives in the URL hash (replaceState: no Back-button entries in an iframe).
-    Effect::new(move |_| {
-        let q = lab.scenario.with(|s| s.to_query());
-        write_hash(&q);
-    });
+    // The view lives in the URL hash (replaceState: no Back-button entries in an iframe).
+    Effect::new(move |_| write_hash(&lab.hash()));
     // A hash edited by hand (or by an embedding page) reloads the view.
     let listener = window_event_listener(leptos::ev::hashchange, move |_| {
         let h = read_hash();
-        if h != lab.scenario.with_untracked(|s| s.to_query()) {
-            lab.load(&h);
+        if h != lab.hash() {
+            lab.follow(&h);
         }
     });
     on_cleanup(move || listener.remove());
 
+    if let Some(widget) = lab.embed.get_value() {
+        return view! { <Embed widget=widget /> }.into_any();
+    }
+    let copied = RwSignal::new(String::new());
     view! {
         <a class="skip" href="#results">"Skip to results"</a>
         <header class="masthead">
@@ -45,42 +75,59 @@ pub fn App() -> impl IntoView {
             <p class="tagline">
                 "Why doubling the GPUs rarely halves the training time: pick a cluster and a model, and see where the time goes — computed in your browser by a cost model checked against published measurements."
             </p>
-            <label class="toggle">
-                <input type="checkbox" data-testid="projector"
-                    prop:checked=move || lab.projector.get()
-                    on:change=move |ev| lab.projector.set(event_target_checked(&ev)) />
-                "Projector mode"
-            </label>
+            <div class="toolbar" role="toolbar" aria-label="Classroom tools">
+                <label class="toggle">
+                    <input type="checkbox" data-testid="projector"
+                        prop:checked=move || lab.projector.get()
+                        on:change=move |ev| lab.projector.set(event_target_checked(&ev)) />
+                    "Projector mode"
+                </label>
+                <button type="button" data-testid="copy-link" on:click=move |_| copy_link(copied)>"Copy link to this view"</button>
+                <button type="button" data-testid="download-json"
+                    on:click=move |_| charts::download("gpu-scaling-lab.json", "application/json", &numbers_json(&lab))>
+                    "Numbers (JSON)"
+                </button>
+                <button type="button" on:click=move |_| { let _ = window().print(); }>"Print"</button>
+                <span class="hint" aria-live="polite" data-testid="copy-status">{move || copied.get()}</span>
+            </div>
         </header>
-        <main class="layout" class:projector=move || lab.projector.get() data-testid="app">
-            <section class="controls" aria-label="Controls">
-                <Controls />
-            </section>
-            <section class="results" id="results" aria-label="Results">
-                {move || {
-                    let errs = lab.errors.get();
-                    (!errs.is_empty()).then(|| view! {
-                        <div class="error" role="alert" data-testid="error">
-                            {errs.iter().map(|e| view! {
-                                <p>{format!("{e}.")} " " <span class="hint">"The default is used for this key."</span></p>
-                            }).collect_view()}
-                        </div>
-                    })
-                }}
-                <Results />
-            </section>
-            <section class="charts" aria-label="Scaling charts">
-                <ChartPanel kind=Kind::Speedup testid="chart-speedup" title="Speedup: ideal, this cluster, and Amdahl's law" />
-                <ChartPanel kind=Kind::Efficiency testid="chart-efficiency" title="Efficiency: how much of each added GPU you keep" />
-                <ChartPanel kind=Kind::Breakdown testid="chart-breakdown" title="Where the step's time goes" />
-                <ChartPanel kind=Kind::Compare testid="chart-compare" title="The same job on other networks" />
-            </section>
-            <section class="animation" aria-label="All-reduce animation and step timeline">
-                <AnimationPanel />
-            </section>
-        </main>
+        <div class="page" class:projector=move || lab.projector.get()>
+            <Explainer />
+            <Lessons />
+            <main class="layout" data-testid="app">
+                <section class="controls" aria-label="Controls">
+                    <Controls />
+                </section>
+                <section class="results" id="results" aria-label="Results">
+                    {move || {
+                        let errs = lab.errors.get();
+                        (!errs.is_empty()).then(|| view! {
+                            <div class="error" role="alert" data-testid="error">
+                                {errs.iter().map(|e| view! {
+                                    <p>{format!("{e}.")} " " <span class="hint">"The default is used for this key."</span></p>
+                                }).collect_view()}
+                            </div>
+                        })
+                    }}
+                    <Results />
+                </section>
+                <section class="charts" id="charts" aria-label="Scaling charts">
+                    <ChartPanel kind=Kind::Speedup testid="chart-speedup" title="Speedup: ideal, this cluster, and Amdahl's law" />
+                    <ChartPanel kind=Kind::Efficiency testid="chart-efficiency" title="Efficiency: how much of each added GPU you keep" />
+                    <ChartPanel kind=Kind::Breakdown testid="chart-breakdown" title="Where the step's time goes" />
+                    <ChartPanel kind=Kind::Compare testid="chart-compare" title="The same job on other networks" />
+                </section>
+                <section class="animation" id="animation" aria-label="All-reduce animation and step timeline">
+                    <AnimationPanel />
+                    <TimelinePanel />
+                </section>
+            </main>
+            <Glossary />
+        </div>
         <footer>
-            <p>"Every figure in the model carries its source; the model's assumptions and what it leaves out are listed in the README. Nothing leaves this page: no requests, no storage."</p>
+            <p>"Every figure in the model carries its source; the model's assumptions and what it leaves out are listed in the README. Nothing leaves this page: no requests, no storage. "
+                <a href="public/embed.html">"Embed a widget in your docs"</a> "."</p>
         </footer>
     }
+    .into_any()
 }

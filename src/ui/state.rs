@@ -27,16 +27,64 @@ pub struct Lab {
     pub compare_curves: Memo<Vec<(&'static Network, Vec<Point>)>>,
     /// Projector mode (large type, thick lines).
     pub projector: RwSignal<bool>,
+    /// The lesson being followed and its step, kept in the hash beside the scenario.
+    pub lesson: RwSignal<Option<(String, usize)>>,
+    /// The single widget shown in embed mode (fixed at load).
+    pub embed: StoredValue<Option<String>>,
+}
+
+/// A hash split into the page's own keys and the scenario string.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Route {
+    pub embed: Option<String>,
+    pub lesson: Option<String>,
+    pub step: usize,
+    pub scenario: String,
+}
+
+impl Route {
+    /// Splits `embed=…&lesson=…&step=…&<scenario>`.
+    pub fn parse(hash: &str) -> Route {
+        let mut r = Route::default();
+        let mut rest = Vec::new();
+        for pair in hash
+            .trim_start_matches('#')
+            .split('&')
+            .filter(|p| !p.is_empty())
+        {
+            match pair.split_once('=') {
+                Some(("embed", v)) => r.embed = Some(v.to_string()),
+                Some(("lesson", v)) => r.lesson = Some(v.to_string()),
+                Some(("step", v)) => r.step = v.parse::<usize>().unwrap_or(1).max(1) - 1,
+                _ => rest.push(pair),
+            }
+        }
+        r.scenario = rest.join("&");
+        r
+    }
+
+    /// The page keys as a hash prefix (`embed=speedup&`), empty when there are none.
+    fn prefix(embed: &Option<String>, lesson: &Option<(String, usize)>) -> String {
+        let mut p = String::new();
+        if let Some(e) = embed {
+            p.push_str(&format!("embed={e}&"));
+        }
+        if let Some((id, step)) = lesson {
+            p.push_str(&format!("lesson={id}&step={}&", step + 1));
+        }
+        p
+    }
 }
 
 impl Lab {
     /// Creates the state from a scenario string (the URL hash), keeping defaults for bad keys.
     pub fn new(hash: &str) -> Lab {
+        let route = Route::parse(hash);
         // An empty hash opens on the classic surprise: a cloud cluster that waits on its network.
-        let hash = if hash.trim().is_empty() {
+        let hash = if route.scenario.trim().is_empty() {
             PRESETS[3].1
         } else {
-            hash
+            route.scenario.as_str()
         };
         let (sc, errs) = Scenario::parse_lenient(hash);
         let scenario = RwSignal::new(sc);
@@ -79,6 +127,26 @@ impl Lab {
             curve,
             compare_curves,
             projector: RwSignal::new(false),
+            lesson: RwSignal::new(route.lesson.map(|l| (l, route.step))),
+            embed: StoredValue::new(route.embed),
+        }
+    }
+
+    /// The whole hash for the current view: page keys, then the scenario.
+    pub fn hash(&self) -> String {
+        let q = self.scenario.with(|s| s.to_query());
+        let lesson = self.lesson.get();
+        format!("{}{q}", Route::prefix(&self.embed.get_value(), &lesson))
+    }
+
+    /// Follows a changed hash (edited by hand or by an embedding page).
+    pub fn follow(&self, hash: &str) {
+        let r = Route::parse(hash);
+        if r.lesson.is_some() {
+            self.lesson.set(r.lesson.map(|l| (l, r.step)));
+        }
+        if r.scenario != self.scenario.with_untracked(|s| s.to_query()) {
+            self.load(&r.scenario);
         }
     }
 

@@ -1,0 +1,243 @@
+//! Guided lessons: data (`content/lessons.json`: a scenario string and text per step), so a
+//! teacher adds one without touching Rust. The revealed answers are computed by the model, never
+//! typed in.
+
+use crate::cli::query;
+use serde::Deserialize;
+
+/// All lessons, as shipped.
+pub const LESSONS_JSON: &str = include_str!("../content/lessons.json");
+
+/// The lesson file.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct LessonFile {
+    pub lessons: Vec<Lesson>,
+}
+
+/// A lesson: a sequence of steps.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct Lesson {
+    /// Short id for links (`#lesson=<id>`).
+    pub id: String,
+    pub title: String,
+    pub steps: Vec<Step>,
+}
+
+/// One step: set the scene, ask for a prediction, reveal the model's answer, explain the gap.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct Step {
+    /// The scenario the explorer shows for this step.
+    pub scenario: String,
+    /// Sets the scene.
+    pub text: String,
+    /// The question the reader answers before the reveal.
+    pub question: String,
+    /// Predictions to choose from (numbers in `unit`).
+    pub choices: Vec<f64>,
+    /// Unit of the choices and the answer: `×`, `%`, `GiB`, …
+    pub unit: String,
+    /// How the model computes the answer.
+    pub reveal: Reveal,
+    /// What the answer means.
+    pub explain: String,
+}
+
+/// How a step's answer comes from the model.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Reveal {
+    /// A metric of one CLI query (`command` is `step` or `collective`), times `scale`.
+    Value {
+        command: String,
+        metric: String,
+        query: String,
+        #[serde(default = "one")]
+        scale: f64,
+    },
+    /// A step metric of `to` divided by the same metric of `from`.
+    Ratio {
+        metric: String,
+        from: String,
+        to: String,
+    },
+    /// One metric divided by another of the same query, times `scale`.
+    Share {
+        command: String,
+        metric: String,
+        of: String,
+        query: String,
+        #[serde(default = "one")]
+        scale: f64,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// Parses the shipped lessons.
+pub fn lessons() -> Result<Vec<Lesson>, String> {
+    parse(LESSONS_JSON)
+}
+
+/// Parses a lesson file.
+pub fn parse(json: &str) -> Result<Vec<Lesson>, String> {
+    serde_json::from_str::<LessonFile>(json)
+        .map(|f| f.lessons)
+        .map_err(|e| format!("lessons: {e}"))
+}
+
+fn metric(command: &str, q: &str, key: &str) -> Result<f64, String> {
+    let v = query(command, q)?;
+    v[key]
+        .as_f64()
+        .ok_or_else(|| format!("the model's {command} output has no number '{key}'"))
+}
+
+impl Reveal {
+    /// The model's answer, in the step's unit.
+    pub fn value(&self) -> Result<f64, String> {
+        match self {
+            Reveal::Value {
+                command,
+                metric: m,
+                query: q,
+                scale,
+            } => Ok(metric(command, q, m)? * scale),
+            Reveal::Ratio {
+                metric: m,
+                from,
+                to,
+            } => {
+                let a = metric("step", from, m)?;
+                let b = metric("step", to, m)?;
+                if a == 0.0 {
+                    return Err(format!("{m} is zero for {from}"));
+                }
+                Ok(b / a)
+            }
+            Reveal::Share {
+                command,
+                metric: m,
+                of,
+                query: q,
+                scale,
+            } => {
+                let den = metric(command, q, of)?;
+                if den == 0.0 {
+                    return Err(format!("{of} is zero for {q}"));
+                }
+                Ok(metric(command, q, m)? / den * scale)
+            }
+        }
+    }
+}
+
+impl Step {
+    /// The choice closest to the model's answer (on a log scale for ratios and sizes).
+    pub fn closest_choice(&self, answer: f64) -> Option<usize> {
+        let dist = |c: f64| {
+            if self.unit == "%" {
+                (c - answer).abs()
+            } else {
+                (c.max(1e-12).ln() - answer.max(1e-12).ln()).abs()
+            }
+        };
+        self.choices
+            .iter()
+            .enumerate()
+            .min_by(|a, b| dist(*a.1).total_cmp(&dist(*b.1)))
+            .map(|(i, _)| i)
+    }
+}
+
+/// A number with its unit for display: `7.9×`, `41 %`, `302 GiB`.
+pub fn format_value(v: f64, unit: &str) -> String {
+    let num = if v >= 100.0 || unit == "%" {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    };
+    match unit {
+        "×" => format!("{num}×"),
+        "" => num,
+        u => format!("{num} {u}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::scenario::Scenario;
+
+    #[test]
+    fn there_are_at_least_six_lessons_with_unique_ids() {
+        let ls = lessons().unwrap();
+        assert!(ls.len() >= 6);
+        let mut ids: Vec<&str> = ls.iter().map(|l| l.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), ls.len());
+    }
+
+    #[test]
+    fn every_scenario_parses_and_every_answer_comes_from_the_model() {
+        for l in lessons().unwrap() {
+            assert!(!l.steps.is_empty(), "{}", l.id);
+            for (i, s) in l.steps.iter().enumerate() {
+                Scenario::parse(&s.scenario).unwrap_or_else(|e| panic!("{} step {i}: {e}", l.id));
+                let v = s
+                    .reveal
+                    .value()
+                    .unwrap_or_else(|e| panic!("{} step {i}: {e}", l.id));
+                assert!(v.is_finite() && v > 0.0, "{} step {i}: {v}", l.id);
+                assert!(s.choices.len() >= 2, "{} step {i}", l.id);
+                assert!(s.closest_choice(v).is_some());
+            }
+        }
+    }
+
+    #[test]
+    fn the_reveals_tell_the_story_the_text_tells() {
+        let ls = lessons().unwrap();
+        let step = |id: &str, i: usize| {
+            let l = ls.iter().find(|l| l.id == id).unwrap();
+            let s = &l.steps[i];
+            let v = s.reveal.value().unwrap();
+            (v, s.choices[s.closest_choice(v).unwrap()])
+        };
+        assert_eq!(step("one-box", 0).1, 8.0, "NVLink scales almost linearly");
+        assert_eq!(step("leaving-the-box", 0).1, 1.2, "100 GbE barely helps");
+        assert!(
+            step("leaving-the-box", 1).0 > 3.0,
+            "InfiniBand is much faster"
+        );
+        assert_eq!(step("latency-bandwidth", 0).1, 90.0);
+        assert_eq!(step("latency-bandwidth", 1).1, 10.0);
+        assert!(step("memory-wall", 0).0 > 80.0);
+        assert!(
+            step("memory-wall", 1).0 < 72.0,
+            "the split version fits an H100"
+        );
+    }
+
+    #[test]
+    fn a_teacher_can_add_a_lesson_as_data() {
+        let json = r#"{"lessons":[{"id":"mine","title":"Mine","steps":[{"scenario":"gpus=16",
+            "text":"t","question":"q","choices":[1,2],"unit":"×",
+            "reveal":{"kind":"ratio","metric":"throughput","from":"gpus=8","to":"gpus=16&inter=ib-ndr"},
+            "explain":"e"}]}]}"#;
+        let ls = parse(json).unwrap();
+        assert!(ls[0].steps[0].reveal.value().unwrap() > 1.5);
+        assert!(parse("{").is_err());
+    }
+
+    #[test]
+    fn values_read_well() {
+        assert_eq!(format_value(7.987, "×"), "7.99×");
+        assert_eq!(format_value(41.2, "%"), "41 %");
+        assert_eq!(format_value(1222.0, "GiB"), "1222 GiB");
+    }
+}

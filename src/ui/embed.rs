@@ -1,0 +1,86 @@
+//! Embed mode: `#embed=<widget>&…` shows one widget with minimal chrome for an `<iframe>`, and
+//! tells the host page its height:
+//!
+//! `window.parent.postMessage({ type: "gpu-scaling-lab:height", widget, height }, "*")`
+//!
+//! whenever the content's height changes. A host without script just gives the iframe a height.
+
+use super::anim::{AnimationPanel, TimelinePanel};
+use super::charts::{ChartPanel, Kind};
+use super::controls::CompactControls;
+use super::lessons::Lessons;
+use super::results::Results;
+use super::state::Lab;
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The message type a host page listens for.
+pub const HEIGHT_MESSAGE: &str = "gpu-scaling-lab:height";
+
+/// The widgets that can be embedded.
+pub const WIDGETS: [&str; 5] = ["calculator", "speedup", "animation", "timeline", "lesson"];
+
+/// Posts the widget's content height (not the frame's: the document is never shorter than its
+/// viewport, so measuring it would never let the frame shrink).
+fn post_height(widget: &str, root: &web_sys::Element) {
+    let w = window();
+    let Ok(parent) = w.parent() else {
+        return;
+    };
+    let Some(parent) = parent else {
+        return;
+    };
+    let height = root.get_bounding_client_rect().height().ceil() as i32;
+    let msg = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&msg, &"type".into(), &HEIGHT_MESSAGE.into());
+    let _ = js_sys::Reflect::set(&msg, &"widget".into(), &widget.into());
+    let _ = js_sys::Reflect::set(&msg, &"height".into(), &JsValue::from(height));
+    let _ = parent.post_message(&msg, "*");
+}
+
+/// One widget alone.
+#[component]
+pub fn Embed(widget: String) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let root = NodeRef::<leptos::html::Div>::new();
+    let name = widget.clone();
+    Effect::new(move |_| {
+        let Some(el) = root.get() else {
+            return;
+        };
+        let n = name.clone();
+        let target: web_sys::Element = el.clone().into();
+        let cb = Closure::<dyn FnMut(js_sys::Array)>::new(move |_| post_height(&n, &target));
+        if let Ok(obs) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
+            obs.observe(&el);
+        }
+        cb.forget();
+        post_height(&name, &el);
+    });
+    let body = match widget.as_str() {
+        "calculator" => view! { <CompactControls /> <Results /> }.into_any(),
+        "speedup" => view! {
+            <CompactControls />
+            <ChartPanel kind=Kind::Speedup testid="chart-speedup" title="Speedup: ideal, this cluster, and Amdahl's law" />
+        }.into_any(),
+        "animation" => view! { <AnimationPanel /> }.into_any(),
+        "timeline" => view! { <TimelinePanel /> }.into_any(),
+        "lesson" => view! { <Lessons /> }.into_any(),
+        other => view! {
+            <p class="problem" data-testid="error">
+                {format!("embed: unknown widget '{other}'; accepted: {}", WIDGETS.join(", "))}
+            </p>
+        }.into_any(),
+    };
+    view! {
+        <div class="embed" node_ref=root data-testid="app">
+            {body}
+            <p class="embed-foot">
+                <a href=move || format!("./#{}", lab.scenario.with(|s| s.to_query())) target="_blank" rel="noopener">
+                    "Open in GPU Scaling Lab"
+                </a>
+            </p>
+        </div>
+    }
+}

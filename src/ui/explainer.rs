@@ -1,0 +1,149 @@
+//! The explainer: a short narrative whose every paragraph can set the explorer to show what it
+//! says, and a glossary reachable from every term as an accessible popover.
+
+use super::state::Lab;
+use leptos::prelude::*;
+
+/// Glossary entries: (id, term, definition). Our own words.
+pub const GLOSSARY: [(&str, &str, &str); 14] = [
+    ("all-reduce", "all-reduce", "A collective operation: every GPU contributes a vector (say, its gradients) and every GPU ends up with the element-wise sum of all of them."),
+    ("gradient", "gradient", "The numbers that say how to nudge each model weight after a training step. Data-parallel GPUs must agree on them, so they add them up with an all-reduce."),
+    ("bandwidth", "bandwidth", "How many bytes per second a link carries once data is flowing. Large messages take about size ÷ bandwidth."),
+    ("latency", "latency", "The fixed delay before the first byte arrives, paid by every message and every round. Small messages are dominated by it."),
+    ("busbw", "busbw", "Bus bandwidth, the figure nccl-tests reports: algorithm bandwidth (bytes ÷ time) scaled by 2(n−1)/n for an all-reduce, so it can be compared with a link's speed whatever the GPU count."),
+    ("network-bound", "network-bound", "A step whose GPUs spend a large share of their time waiting for data to cross the network rather than computing."),
+    ("nvlink", "NVLink", "NVIDIA's GPU-to-GPU link inside a server, hundreds of gigabytes per second per GPU; with an NVSwitch every GPU reaches every other at full speed."),
+    ("infiniband", "InfiniBand", "A network for clusters with very low latency and remote direct memory access (RDMA); 400 Gb/s per port in its NDR generation."),
+    ("pcie", "PCIe", "The general-purpose expansion bus of a computer. GPUs without NVLink exchange data over it, usually through the processor, at a few tens of GB/s."),
+    ("mfu", "MFU", "Model FLOPs utilisation: the useful arithmetic of training (not counting recomputation) as a share of what the GPUs could do at their peak."),
+    ("amdahl", "Amdahl's law", "If a share f of the work cannot be split, n workers are at most 1 ÷ (f + (1 − f) ÷ n) times faster: never more than 1 ÷ f."),
+    ("data-parallel", "data parallelism", "Every GPU holds the whole model and learns from different examples; the gradients are averaged after each step."),
+    ("zero", "ZeRO / FSDP", "Data parallelism that shards the weights, gradients and optimizer state across GPUs instead of copying them, trading memory for more communication."),
+    ("pipeline", "pipeline parallelism", "Consecutive layers live on different GPUs, like stations on an assembly line; micro-batches flow through, and the line's filling and draining leaves GPUs idle (the bubble)."),
+];
+
+/// A term with its definition one click (or Enter) away; Escape closes it.
+#[component]
+pub fn Term(
+    /// Glossary id.
+    id: &'static str,
+    /// The words shown in the text.
+    children: Children,
+) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let def = GLOSSARY
+        .iter()
+        .find(|g| g.0 == id)
+        .map(|g| g.2)
+        .unwrap_or("");
+    let tip = format!("tip-{id}-{}", next_id());
+    view! {
+        <span class="term">
+            <button type="button" class="term-button" aria-expanded=move || open.get().to_string()
+                aria-controls=tip.clone()
+                on:click=move |_| open.update(|o| *o = !*o)
+                on:keydown=move |ev| if ev.key() == "Escape" { open.set(false) }
+                on:blur=move |_| open.set(false)>
+                {children()}
+            </button>
+            <span id=tip class="popover" role="tooltip" hidden=move || !open.get()>{def}</span>
+        </span>
+    }
+}
+
+fn next_id() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A "show me" button that loads a scenario into the explorer and scrolls to a widget.
+#[component]
+fn ShowMe(scenario: &'static str, target: &'static str, label: &'static str) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    view! {
+        <button type="button" class="show-me" on:click=move |_| {
+            lab.load(scenario);
+            if let Some(el) = document().get_element_by_id(target) {
+                el.scroll_into_view();
+            }
+        }>{label}</button>
+    }
+}
+
+/// The narrative, one idea per paragraph, each tied to a widget.
+#[component]
+pub fn Explainer() -> impl IntoView {
+    view! {
+        <section class="explainer" aria-labelledby="why">
+            <h2 id="why">"Why more GPUs don't simply mean faster training"</h2>
+            <div class="story">
+                <article>
+                    <h3>"One GPU is not enough"</h3>
+                    <p>"Training a large language model means trillions upon trillions of multiplications. One GPU would need years, so the work is shared: in "
+                        <Term id="data-parallel">"data parallelism"</Term>
+                        " every GPU learns from its own examples and the GPUs then combine what they learned, a list of "
+                        <Term id="gradient">"gradients"</Term> " as long as the model."</p>
+                    <ShowMe scenario="gpus=8&per_node=8&gpu=h100&intra=nvlink4&model=llama3-8b&zero=3" target="results" label="Show 8 GPUs in one server" />
+                </article>
+                <article>
+                    <h3>"Combining: the all-reduce"</h3>
+                    <p>"Combining means an " <Term id="all-reduce">"all-reduce"</Term>
+                        ": every GPU ends with the sum of everyone's gradients. In a ring, each GPU passes a slice to its neighbour, who adds its own and passes it on, until every slice has visited every GPU. The animation below plays these rounds, each as long as the model says."</p>
+                    <ShowMe scenario="gpus=8&per_node=8&gpu=h100&intra=nvlink4&algo=ring&bytes=256MiB&model=llama3-8b&zero=3" target="animation" label="Play a ring all-reduce" />
+                </article>
+                <article>
+                    <h3>"The network is a conveyor belt"</h3>
+                    <p>"Inside a server, " <Term id="nvlink">"NVLink"</Term> " carries hundreds of gigabytes per second. Between servers, data crosses the network — "
+                        <Term id="infiniband">"InfiniBand"</Term> " or Ethernet — often ten to a hundred times slower. When the belt is slow, GPUs finish their arithmetic and wait: the job is "
+                        <Term id="network-bound">"network-bound"</Term> "."</p>
+                    <ShowMe scenario="gpus=64&per_node=8&gpu=a100&intra=nvlink3&inter=tcp100&nics=1&model=llama3-8b&zero=3" target="results" label="Show a cloud cluster on 100 GbE" />
+                </article>
+                <article>
+                    <h3>"Latency and bandwidth"</h3>
+                    <p>"Every message pays a fixed " <Term id="latency">"latency"</Term> " before its bytes flow at the link's "
+                        <Term id="bandwidth">"bandwidth"</Term>
+                        ". Tiny messages are all latency, so what counts is how many hops the algorithm takes; huge ones are all bandwidth. Engineers compare clusters by "
+                        <Term id="busbw">"busbw"</Term> "."</p>
+                    <ShowMe scenario="gpus=1024&per_node=8&gpu=h100&inter=ib-ndr&bytes=4KiB&model=bert-large" target="animation" label="A 4 KiB all-reduce on 1,024 GPUs" />
+                </article>
+                <article>
+                    <h3>"Amdahl's law"</h3>
+                    <p>"Some work in each step cannot be shared: the optimizer update, the framework's bookkeeping. "
+                        <Term id="amdahl">"Amdahl's law"</Term>
+                        " says that even a small unshared part caps the speedup. The speedup chart draws the Amdahl curve that matches the model."</p>
+                    <ShowMe scenario="gpus=1024&per_node=8&gpu=a100&inter=ib-hdr&model=gpt2-xl&scaling=strong&batch=1024&micro=1" target="charts" label="Strong scaling to 1,024 GPUs" />
+                </article>
+                <article>
+                    <h3>"Starving GPUs"</h3>
+                    <p>"A GPU can only learn from data that is ready. Images must be read and decoded first; when the input pipeline is slower than the GPUs, they idle, and no network upgrade helps."</p>
+                    <ShowMe scenario="gpus=64&per_node=8&gpu=h100&inter=ib-ndr&model=resnet50&precision=bf16" target="results" label="ResNet-50 on 64 H100s" />
+                </article>
+                <article>
+                    <h3>"The memory wall"</h3>
+                    <p>"A 70-billion-parameter model needs more than a terabyte of memory to train: weights, gradients, optimizer state and activations. It must be split — "
+                        <Term id="zero">"ZeRO / FSDP"</Term> " shards the state, tensor parallelism splits each layer, "
+                        <Term id="pipeline">"pipeline parallelism"</Term>
+                        " splits the layers — and every split adds communication. "
+                        <Term id="mfu">"MFU"</Term> " tells how much of the GPUs' peak survives."</p>
+                    <ShowMe scenario="gpus=8&per_node=8&gpu=h100&model=llama3-70b" target="results" label="Llama 3 70B on 8 GPUs" />
+                </article>
+            </div>
+        </section>
+    }
+}
+
+/// The glossary as a list.
+#[component]
+pub fn Glossary() -> impl IntoView {
+    view! {
+        <section class="glossary" aria-labelledby="glossary-title">
+            <h2 id="glossary-title">"Glossary"</h2>
+            <dl>
+                {GLOSSARY.iter().map(|(id, term, def)| view! {
+                    <div id=format!("def-{id}")><dt>{*term}</dt><dd>{*def}</dd></div>
+                }).collect_view()}
+            </dl>
+        </section>
+    }
+}
