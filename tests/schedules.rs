@@ -176,3 +176,22 @@ fn bytes_moved_equal_the_textbook_volume() {
         );
     }
 }
+
+#[test]
+fn a_broken_schedule_is_caught() {
+    // Executing must fail, not pass silently, when a schedule adds a contribution twice or
+    // leaves a GPU without the full sum.
+    let c = scenario(4, 8, "nvlink4").cluster();
+    let mut s = Schedule::build(&c, Op::AllReduce, Algo::Ring, 4096.0).unwrap();
+    let first = s.rounds[0].clone();
+    s.rounds.insert(1, first);
+    assert!(
+        s.execute(&input(4, s.parts)).is_err(),
+        "a repeated reduce round must be rejected"
+    );
+
+    let mut short = Schedule::build(&c, Op::AllReduce, Algo::Ring, 4096.0).unwrap();
+    short.rounds.pop();
+    let out = short.execute(&input(4, short.parts)).unwrap();
+    assert!(out.has.iter().any(|row| row.iter().any(|m| *m != 0b1111)));
+}

@@ -227,36 +227,33 @@ impl Schedule {
         self.gpus + u32::from(self.switch_rank.is_some())
     }
 
-    /// Contributions held before the first round and after each round: `states[r][rank][part]`
-    /// has bit i set when GPU i's contribution is in that part (n ≤ 64; the animation colours
-    /// partial sums by how many contributions they hold).
-    pub fn states(&self) -> Vec<Vec<Vec<u64>>> {
+    /// Each rank's starting buffer: `own(rank, part)` where the rank starts with that part
+    /// (every part, or for an all-gather only its own), `zero` elsewhere and on the switch.
+    fn initial<T: Copy>(&self, zero: T, own: impl Fn(usize, usize) -> T) -> Vec<Vec<T>> {
         let n = self.gpus as usize;
-        let parts = self.parts as usize;
-        if n > 64 {
-            return Vec::new();
-        }
-        let mut has = vec![vec![0u64; parts]; self.ranks() as usize];
-        for (r, row) in has.iter_mut().enumerate().take(n) {
+        let mut buf = vec![vec![zero; self.parts as usize]; self.ranks() as usize];
+        for (r, row) in buf.iter_mut().enumerate().take(n) {
             for (p, cell) in row.iter_mut().enumerate() {
                 if self.op != Op::AllGather || self.owned[r] as usize == p {
-                    *cell = 1u64 << r;
+                    *cell = own(r, p);
                 }
             }
         }
+        buf
+    }
+
+    /// Contributions held before the first round and after each round:
+    /// `states[r][rank][part]` has bit i set when GPU i's contribution is in that part (n ≤ 64;
+    /// the animation colours partial sums by how many contributions they hold).
+    pub fn states(&self) -> Vec<Vec<Vec<u64>>> {
+        if self.gpus > 64 {
+            return Vec::new();
+        }
+        let mut has = self.initial(0u64, |r, _| 1u64 << r);
         let mut out = vec![has.clone()];
         for round in &self.rounds {
-            let before = has.clone();
-            for t in &round.transfers {
-                for p in t.part as usize..(t.part + t.count) as usize {
-                    let (s, d) = (t.src as usize, t.dst as usize);
-                    has[d][p] = if t.reduce {
-                        has[d][p] | before[s][p]
-                    } else {
-                        before[s][p]
-                    };
-                }
-            }
+            // Or-ing contribution sets cannot fail.
+            let _ = apply(round, &mut has, |old, new| Ok(old | new));
             out.push(has.clone());
         }
         out
@@ -267,46 +264,45 @@ impl Schedule {
     /// and part, the set of GPUs whose contribution it holds (bit i = GPU i; n ≤ 64 only, else
     /// the sets are empty). A transfer that would count a contribution twice is an error.
     pub fn execute(&self, input: &[Vec<f64>]) -> Result<Execution, String> {
-        let n = self.gpus as usize;
-        let parts = self.parts as usize;
-        let ranks = self.ranks() as usize;
-        let track = n <= 64;
-        let mut value = vec![vec![0.0; parts]; ranks];
-        let mut has = vec![vec![0u64; parts]; ranks];
-        for r in 0..n {
-            for p in 0..parts {
-                let starts_with = self.op != Op::AllGather || self.owned[r] as usize == p;
-                if starts_with {
-                    value[r][p] = input[r][p];
-                    if track {
-                        has[r][p] = 1u64 << r;
-                    }
-                }
-            }
-        }
+        let track = self.gpus <= 64;
+        let mut value = self.initial(0.0, |r, p| input[r][p]);
+        let mut has = self.initial(0u64, |r, _| if track { 1u64 << r } else { 0 });
         for (ri, round) in self.rounds.iter().enumerate() {
-            // All transfers of a round read the state from before the round.
-            let (v0, h0) = (value.clone(), has.clone());
-            for t in &round.transfers {
-                for p in t.part as usize..(t.part + t.count) as usize {
-                    let (s, d) = (t.src as usize, t.dst as usize);
-                    if t.reduce {
-                        if track && has[d][p] & h0[s][p] != 0 {
-                            return Err(format!(
-                                "round {ri}: rank {d} would add GPU contributions to part {p} twice"
-                            ));
-                        }
-                        value[d][p] += v0[s][p];
-                        has[d][p] |= h0[s][p];
-                    } else {
-                        value[d][p] = v0[s][p];
-                        has[d][p] = h0[s][p];
-                    }
+            apply(round, &mut has, |old, new| {
+                if old & new != 0 {
+                    Err(format!(
+                        "round {ri}: a rank would add GPU contributions {:#x} twice",
+                        old & new
+                    ))
+                } else {
+                    Ok(old | new)
                 }
-            }
+            })?;
+            apply(round, &mut value, |old, new| Ok(old + new))?;
         }
         Ok(Execution { value, has })
     }
+}
+
+/// Applies one round to per-rank buffers: every transfer reads the buffers as they were before
+/// the round; a reducing receiver combines with `add`, a copying one overwrites.
+fn apply<T: Copy>(
+    round: &Round,
+    buf: &mut [Vec<T>],
+    mut add: impl FnMut(T, T) -> Result<T, String>,
+) -> Result<(), String> {
+    let before = buf.to_vec();
+    for t in &round.transfers {
+        for p in t.part as usize..(t.part + t.count) as usize {
+            let (s, d) = (t.src as usize, t.dst as usize);
+            buf[d][p] = if t.reduce {
+                add(buf[d][p], before[s][p])?
+            } else {
+                before[s][p]
+            };
+        }
+    }
+    Ok(())
 }
 
 /// The result of [`Schedule::execute`].
