@@ -116,3 +116,19 @@ test('the layout holds on a phone and the hover readout answers', async () => {
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+test('the comparison chart draws the networks the reader picks', async () => {
+  const { page, context, problems } = await openPage(env, hash);
+  await page.waitForTimeout(300);
+  const header = () => page.locator('[data-testid=chart-compare-table] thead').textContent();
+  assert.ok(!(await header()).includes('tcp10'));
+  const before = await page.evaluate(() => document.querySelector('[data-testid=chart-compare]').toDataURL());
+  await page.locator('[data-testid=compare-tcp10]').check();
+  await page.waitForTimeout(200);
+  const h = await header();
+  assert.ok(h.includes('tcp10 speedup'), h);
+  assert.equal((h.match(/speedup/g) || []).length, 4, 'at most four networks');
+  assert.notEqual(await page.evaluate(() => document.querySelector('[data-testid=chart-compare]').toDataURL()), before);
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

@@ -29,6 +29,8 @@ pub struct ScalingData {
     pub serial_fraction: f64,
     /// The chosen GPU count.
     pub chosen: u32,
+    /// Weak scaling (the work grows with the GPUs) rather than strong.
+    pub weak: bool,
 }
 
 /// Names of the breakdown parts, in stacking order.
@@ -65,6 +67,7 @@ pub fn scaling_data(sc: &Scenario) -> ScalingData {
         points,
         serial_fraction,
         chosen: sc.gpus,
+        weak: sc.scaling == crate::model::scenario::Scaling::Weak,
     }
 }
 
@@ -151,6 +154,9 @@ impl ScalingData {
             " The matching Amdahl curve has a serial fraction of {:.3} %.",
             100.0 * self.serial_fraction
         ));
+        if self.weak {
+            s.push_str(" Amdahl's law assumes a fixed amount of work; here each GPU brings its own batch (weak scaling, Gustafson's view), so the curve can outrun it beyond the chosen count.");
+        }
         s
     }
 

@@ -296,6 +296,7 @@ pub fn ChartPanel(
             <figcaption>
                 <h3>{title}</h3>
             </figcaption>
+            {(kind == Kind::Compare).then(|| view! { <CompareChooser /> })}
             <div class="canvas-wrap">
                 <canvas
                     node_ref=canvas
@@ -350,5 +351,39 @@ pub fn ChartPanel(
                 "Save as PNG"
             </button>
         </figure>
+    }
+}
+
+/// Check boxes for the networks the comparison chart draws (at most four: a fifth drops the
+/// oldest).
+#[component]
+fn CompareChooser() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    view! {
+        <fieldset class="compare-choice">
+            <legend>"Networks to compare (up to four)"</legend>
+            {crate::model::hardware::NETWORKS.iter().skip(1).map(|n| {
+                let id = n.id;
+                view! {
+                    <label>
+                        <input type="checkbox" data-testid=format!("compare-{id}")
+                            prop:checked=move || lab.compare.with(|c| c.contains(&id))
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                lab.compare.update(|c| {
+                                    c.retain(|x| *x != id);
+                                    if on {
+                                        c.push(id);
+                                        if c.len() > 4 {
+                                            c.remove(0);
+                                        }
+                                    }
+                                });
+                            } />
+                        {n.id}
+                    </label>
+                }
+            }).collect_view()}
+        </fieldset>
     }
 }
