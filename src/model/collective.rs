@@ -274,6 +274,11 @@ pub struct RoundGroup {
     pub single_peer: bool,
     /// Traffic goes through an in-network-reducing switch.
     pub switch: bool,
+    /// The round's latency is that of an intra-node hop even though its traffic crosses nodes:
+    /// in a pipelined ring the chain of dependent steps crosses the network only where it
+    /// passes from one node to the next (NCCL `tuning.cc` charges `nInterSteps` network hops,
+    /// the rest intra-node ones).
+    pub intra_latency: bool,
 }
 
 impl RoundGroup {
@@ -286,6 +291,7 @@ impl RoundGroup {
             reduce_bytes: if reduce { gpu_bytes } else { 0.0 },
             single_peer: false,
             switch: false,
+            intra_latency: false,
         }
     }
 }
@@ -317,9 +323,10 @@ pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
     } else {
         c.intra_link()
     };
-    let hop_link = if crosses { Link::Network } else { intra_link };
+    let net_hop = crosses && !g.intra_latency;
+    let hop_link = if net_hop { Link::Network } else { intra_link };
     let mut hop = p.hop_latency_us(hop_link);
-    if crosses {
+    if net_hop {
         hop += c.inter.extra_latency_us;
     }
     let intra_bw = if g.switch {
@@ -426,20 +433,38 @@ pub fn each_group(
             // it per round is one chunk spread over all NICs. With one GPU per node every hop
             // leaves the node.
             let chunk = s / f64::from(n);
-            let mut group = RoundGroup::intra(u64::from(n - 1), chunk, op != Op::AllGather);
+            let mut group = RoundGroup::intra(1, chunk, op != Op::AllGather);
             if crossing {
                 group.node_bytes = chunk;
                 if g == 1 {
                     group.gpu_bytes = 0.0;
                 }
             }
-            emit(group);
-            if op == Op::AllReduce {
-                // Second half (all-gather) copies, no reduction.
-                emit(RoundGroup {
-                    reduce_bytes: 0.0,
+            let phases: &[bool] = match op {
+                Op::AllReduce => &[true, false],
+                Op::ReduceScatter => &[true],
+                Op::AllGather => &[false],
+            };
+            for &reduce in phases {
+                let base = RoundGroup {
+                    reduce_bytes: if reduce { group.reduce_bytes } else { 0.0 },
                     ..group
-                });
+                };
+                let rounds = u64::from(n - 1);
+                let net = u64::from(ring_network_hops(n, g, reduce)).min(rounds);
+                if crossing && net < rounds {
+                    emit(RoundGroup { count: net, ..base });
+                    emit(RoundGroup {
+                        count: rounds - net,
+                        intra_latency: true,
+                        ..base
+                    });
+                } else {
+                    emit(RoundGroup {
+                        count: rounds,
+                        ..base
+                    });
+                }
             }
         }
         (_, Algo::Rhd) => rhd_groups(c, op, s, g, crossing, emit),
@@ -470,6 +495,7 @@ pub fn each_group(
                         reduce_bytes: if reduce { piece } else { 0.0 },
                         single_peer: false,
                         switch: false,
+                        intra_latency: false,
                     });
                 }
             }
@@ -560,6 +586,7 @@ fn rhd_groups(
             reduce_bytes: if reduce { bytes } else { 0.0 },
             single_peer: true,
             switch: false,
+            intra_latency: false,
         }
     };
     // A round's time is affine in its bytes within one class (crossing or not, reducing or
@@ -618,6 +645,27 @@ fn mean(acc: RoundGroup, n: f64) -> RoundGroup {
         reduce_bytes: acc.reduce_bytes / n,
         ..acc
     }
+}
+
+/// Rounds of a ring phase whose dependency chain crosses into another node (ranks node-major,
+/// g per node): following the chunk that finishes on rank 0, reduce-scatter round t hops from
+/// rank t+1 to t+2 and all-gather round t from rank t to t+1; a hop crosses when it lands on a
+/// node's first rank. [`crate::model::schedule`] marks the same rounds.
+pub fn ring_network_hops(n: u32, g: u32, reduce_scatter: bool) -> u32 {
+    let g = g.max(1);
+    if reduce_scatter {
+        // Landing ranks 2..=n (n ≡ 0): multiples of g in [2, n].
+        n / g - u32::from(g == 1)
+    } else {
+        // Landing ranks 1..=n−1: multiples of g in [1, n−1].
+        (n - 1) / g
+    }
+}
+
+/// Whether ring round `t` of a phase pays a network hop on its dependency chain.
+pub fn ring_round_crosses(t: u32, g: u32, reduce_scatter: bool) -> bool {
+    let landing = if reduce_scatter { t + 2 } else { t + 1 };
+    landing % g.max(1) == 0
 }
 
 /// Largest power of two ≤ n (n ≥ 1).

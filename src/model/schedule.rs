@@ -9,8 +9,8 @@
 //! check that every GPU ends with the exact sum and that the time charged matches the cost.
 
 use super::collective::{
-    cost, prev_pow2, round_time, tree_children, tree_depth, tree_max_sends, tree_ticks, Algo,
-    Cluster, Op, Protocol, RoundGroup, RoundTime,
+    cost, prev_pow2, ring_round_crosses, round_time, tree_children, tree_depth, tree_max_sends,
+    tree_ticks, Algo, Cluster, Op, Protocol, RoundGroup, RoundTime,
 };
 use super::ModelError;
 
@@ -182,17 +182,28 @@ impl Schedule {
             }
             round_time(c, chosen.protocol, &grp)
         });
+        let ring = chosen.algorithm == Algo::Ring && c.nodes() > 1;
+        let mut phase_round = 0u32;
+        let mut last_phase = None;
         let rounds = b
             .rounds
             .into_iter()
             .map(|(phase, transfers)| {
-                let grp = group_of(
+                if last_phase != Some(phase) {
+                    phase_round = 0;
+                    last_phase = Some(phase);
+                }
+                let mut grp = group_of(
                     &transfers,
                     g,
                     switch_rank,
                     part_bytes,
                     chosen.algorithm == Algo::Rhd,
                 );
+                // The ring's dependency chain pays a network hop only where it changes node.
+                grp.intra_latency =
+                    ring && !ring_round_crosses(phase_round, g, phase == Phase::ReduceScatter);
+                phase_round += 1;
                 // A pipelined tree advances in lock-step ticks as long as its busiest stage.
                 let time = tick.unwrap_or_else(|| round_time(c, chosen.protocol, &grp));
                 Round {
@@ -558,5 +569,6 @@ pub fn group_of(
         reduce_bytes: max(&reduce_in),
         single_peer,
         switch,
+        intra_latency: false,
     }
 }
