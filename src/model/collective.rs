@@ -823,17 +823,6 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
     }
 }
 
-/// Cost of a collective with a fixed algorithm and protocol. `n = 1` is a local copy.
-pub fn cost_with(
-    c: &Cluster,
-    op: Op,
-    algo: Algo,
-    p: Protocol,
-    bytes: f64,
-) -> Result<CollectiveCost, ModelError> {
-    costs(c, op, algo, bytes, &[p])?[0].ok_or_else(|| ModelError::new("algo", "no cost computed"))
-}
-
 fn link_index(l: Link) -> usize {
     match l {
         Link::Local => 0,

@@ -64,8 +64,8 @@ pub struct Gpu {
     /// Dense peak TFLOP/s: fp32 (non-tensor), tf32, fp16, bf16, fp8. `None` where the chip has no
     /// such math.
     pub peak_tflops: [Option<f64>; 5],
-    /// Memory, GiB as sold (the datasheets' "GB" for HBM is GiB-sized stacks; we treat it as GB·10⁹
-    /// when converting to bytes, the conservative reading).
+    /// Memory as the datasheet states it, in GB; converted as 10⁹ bytes (the conservative reading
+    /// of HBM capacities).
     pub mem_gb: f64,
     /// Memory bandwidth, GB/s.
     pub mem_bw_gbs: f64,
