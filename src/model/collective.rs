@@ -158,6 +158,16 @@ impl Protocol {
         [6.6, 14.0, 8.4][self.index()]
     }
 
+    /// Launch latency of one collective by `algo` under this protocol, µs. NVLS has its own:
+    /// 23 µs (NCCL ≥ 2.19 `tuning.cc`, NVLS row), covering both switch phases.
+    pub fn launch_latency_us(self, algo: Algo) -> f64 {
+        if algo == Algo::Nvls {
+            NVLS_LATENCY_US
+        } else {
+            self.base_latency_us()
+        }
+    }
+
     /// Per-round latency for a link class, µs (NCCL `tuning.cc` `hwLat`, Ring row:
     /// NVLink .6/1.9/3.4, PCI 1.0/2.5/5.7, NET 2.7/4.0/9.6).
     pub fn hop_latency_us(self, link: Link) -> f64 {
@@ -170,6 +180,10 @@ impl Protocol {
         }
     }
 }
+
+/// NVLS (in-switch reduction) latency per collective, µs: NCCL ≥ 2.19 `tuning.cc` gives the NVLS
+/// algorithm 23 µs (Simple protocol only; NVLS has no LL/LL128 variant).
+const NVLS_LATENCY_US: f64 = 23.0;
 
 /// A class of link a round's traffic crosses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -325,7 +339,12 @@ pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
     };
     let net_hop = crosses && !g.intra_latency;
     let hop_link = if net_hop { Link::Network } else { intra_link };
-    let mut hop = p.hop_latency_us(hop_link);
+    // The switch rounds' latency is the NVLS launch latency, charged once per collective.
+    let mut hop = if g.switch {
+        0.0
+    } else {
+        p.hop_latency_us(hop_link)
+    };
     if net_hop {
         hop += c.inter.extra_latency_us;
     }
@@ -743,6 +762,12 @@ fn costs(
     bytes: f64,
     protos: &[Protocol],
 ) -> Result<[Option<CollectiveCost>; 3], ModelError> {
+    // NVLS runs on the Simple protocol only.
+    let protos: &[Protocol] = if algo == Algo::Nvls {
+        &[Protocol::Simple]
+    } else {
+        protos
+    };
     let mut totals = [Totals::default(); 3];
     let tree_depth2 = f64::from(2 * tree_depth(c.gpus));
     each_group(c, op, algo, bytes, 1, &mut |g| {
@@ -789,8 +814,8 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
         time = 2.0 * bytes / (c.gpu.mem_bw_gbs * 1e9);
         by_link[0] = time;
     } else {
-        time += p.base_latency_us() * 1e-6;
-        latency += p.base_latency_us() * 1e-6;
+        time += p.launch_latency_us(algo) * 1e-6;
+        latency += p.launch_latency_us(algo) * 1e-6;
     }
     let time = time.max(1e-9);
     let algbw = bytes / time / 1e9;

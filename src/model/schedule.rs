@@ -223,7 +223,7 @@ impl Schedule {
             parts,
             part_bytes,
             owned,
-            base_latency: chosen.protocol.base_latency_us() * 1e-6,
+            base_latency: chosen.protocol.launch_latency_us(chosen.algorithm) * 1e-6,
             rounds,
         })
     }
