@@ -153,7 +153,7 @@ impl Step {
 
 /// A number with its unit for display: `7.9×`, `41 %`, `302 GiB`.
 pub fn format_value(v: f64, unit: &str) -> String {
-    let num = if v >= 100.0 || unit == "%" {
+    let num = if v >= 100.0 || unit == "%" || v.fract() == 0.0 {
         format!("{v:.0}")
     } else if v >= 10.0 {
         format!("{v:.1}")
@@ -239,5 +239,7 @@ mod tests {
         assert_eq!(format_value(7.987, "×"), "7.99×");
         assert_eq!(format_value(41.2, "%"), "41 %");
         assert_eq!(format_value(1222.0, "GiB"), "1222 GiB");
+        assert_eq!(format_value(8.0, "×"), "8×");
+        assert_eq!(format_value(1.2, "×"), "1.20×");
     }
 }
