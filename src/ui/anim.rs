@@ -290,14 +290,31 @@ impl Painter {
             );
             self.text("NVSwitch", x, y + 4.0 * self.scale, 11.0, "center");
         }
-        // Arrows for this round's transfers, then the chunks on them.
+        // Arrows for this round's transfers (edge to edge, with a head), then the GPUs, then the
+        // chunks on the arrows, so a still at a round's start shows where everything goes.
+        let edge = |a: (f64, f64), b: (f64, f64), t: f64| {
+            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+            let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+            let k = (r / len).min(0.45);
+            let u = k + t * (1.0 - 2.0 * k);
+            ((a.0 + dx * u, a.1 + dy * u), (dx / len, dy / len))
+        };
+        let arrow = if self.dark { "#9aa3ae" } else { "#5b6470" };
         for ch in &f.chunks {
-            self.line(
-                self.p(ch.from),
-                self.p(ch.to),
-                1.0,
-                if self.dark { "#6b7280" } else { "#9aa3ae" },
-            );
+            let (a, b) = (self.p(ch.from), self.p(ch.to));
+            let (start, _) = edge(a, b, 0.0);
+            let (end, (ux, uy)) = edge(a, b, 1.0);
+            self.line(start, end, 1.2, arrow);
+            let h = 7.0 * self.scale;
+            self.ctx.begin_path();
+            self.ctx.move_to(end.0, end.1);
+            self.ctx
+                .line_to(end.0 - ux * h - uy * h * 0.5, end.1 - uy * h + ux * h * 0.5);
+            self.ctx
+                .line_to(end.0 - ux * h + uy * h * 0.5, end.1 - uy * h - ux * h * 0.5);
+            self.ctx.close_path();
+            self.ctx.set_fill_style_str(arrow);
+            self.ctx.fill();
         }
         // GPUs: a gauge of how much of the final sum each holds.
         for (i, pos) in l.gpus.iter().enumerate() {
@@ -329,7 +346,7 @@ impl Painter {
         // Chunks: circles when the receiver adds, squares when it copies.
         let cr = (r * 0.45).max(4.0 * self.scale);
         for ch in &f.chunks {
-            let (x, y) = self.p(ch.at);
+            let ((x, y), _) = edge(self.p(ch.from), self.p(ch.to), f.progress);
             let fill = ramp(ch.level, self.dark);
             if ch.reduce {
                 self.circle((x, y), cr, &fill);
@@ -459,8 +476,9 @@ fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline) {
     let y = top + rh * rows + 14.0 * p.scale;
     for k in 0..=4 {
         let s = tl.total * f64::from(k) / 4.0;
+        let label = if k == 0 { "0".to_string() } else { duration(s) };
         p.text(
-            &duration(s),
+            &label,
             x(s),
             y,
             10.0,
