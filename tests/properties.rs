@@ -165,3 +165,44 @@ fn slower_networks_cost_more_across_nodes() {
     assert!(q("tcp100") > q("ib-ndr"));
     assert!(q("ib-ndr") >= q("ib-xdr"));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    /// Any text as a scenario: a value or a named error, never a panic — through the same code
+    /// the CLI and the page run.
+    #[test]
+    fn no_scenario_string_panics(
+        pairs in prop::collection::vec(
+            (
+                prop::sample::select(vec![
+                    "gpus", "per_node", "gpu", "intra", "inter", "nics", "algo", "bytes", "model",
+                    "params", "flops", "layers", "hidden", "heads", "seq", "vocab", "batch", "micro",
+                    "precision", "tp", "pp", "zero", "recompute", "overlap", "scaling", "data_rate",
+                    "op", "bogus",
+                ]),
+                prop_oneof![
+                    "[0-9]{1,7}",
+                    "-?[0-9]{1,3}(\\.[0-9]{1,3})?",
+                    prop::sample::select(vec![
+                        "h100", "a100", "v100", "nvlink4", "pcie3", "ib-ndr", "tcp10", "none", "ring",
+                        "tree", "rhd", "hier", "nvls", "auto", "custom", "llama3-70b", "resnet50",
+                        "bf16", "fp8", "full", "strong", "1GiB", "64MiB", "NaN", "inf", "1e400", "",
+                        "reducescatter", "allgather",
+                    ]).prop_map(String::from),
+                ],
+            ),
+            0..8,
+        )
+    ) {
+        let q: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let q = q.join("&");
+        let (lenient, _) = Scenario::parse_lenient(&q);
+        prop_assert!(lenient.validate().is_ok(), "lenient result must be valid: {q}");
+        for cmd in ["collective", "step"] {
+            if let Err(e) = gpu_scaling_lab::cli::query(cmd, &q) {
+                prop_assert!(!e.is_empty());
+            }
+        }
+    }
+}
