@@ -47,12 +47,9 @@ pub fn parts(b: &Breakdown) -> [f64; 5] {
     [b.compute, b.comm_exposed, b.data_wait, b.serial, b.bubble]
 }
 
-/// Sweeps the scenario over 1…65,536 GPUs (plus the chosen count).
-pub fn scaling_data(sc: &Scenario) -> ScalingData {
-    let pts = sweep::sweep(sc, &sweep::counts(sc.gpus, sweep_max()));
-    let serial_fraction = sweep::fitted_serial_fraction(sc, &pts);
-    let points = pts
-        .iter()
+/// The valid points of a sweep.
+fn points(pts: &[sweep::SweepPoint]) -> Vec<Point> {
+    pts.iter()
         .filter_map(|p| {
             p.result.as_ref().ok().map(|r| Point {
                 gpus: p.gpus,
@@ -62,9 +59,15 @@ pub fn scaling_data(sc: &Scenario) -> ScalingData {
                 fits: r.memory.fits(),
             })
         })
-        .collect();
+        .collect()
+}
+
+/// Sweeps the scenario over 1…65,536 GPUs (plus the chosen count).
+pub fn scaling_data(sc: &Scenario) -> ScalingData {
+    let pts = sweep::sweep(sc, &sweep::counts(sc.gpus, sweep_max()));
+    let serial_fraction = sweep::fitted_serial_fraction(sc, &pts);
     ScalingData {
-        points,
+        points: points(&pts),
         serial_fraction,
         chosen: sc.gpus,
         weak: sc.scaling == crate::model::scenario::Scaling::Weak,
@@ -75,7 +78,8 @@ fn sweep_max() -> u32 {
     crate::model::scenario::MAX_GPUS
 }
 
-/// The same curve for several inter-node networks (at most four are drawn).
+/// The same curve for several inter-node networks (at most four are drawn), over powers of two
+/// only: it does not depend on the chosen count, so moving the GPU slider leaves it as it is.
 pub fn compare_data(
     sc: &Scenario,
     nets: &[&'static Network],
@@ -88,7 +92,10 @@ pub fn compare_data(
                 nics: sc.nics,
                 ..sc.clone()
             };
-            (*n, scaling_data(&s).points)
+            (
+                *n,
+                points(&sweep::sweep(&s, &sweep::counts(1, sweep_max()))),
+            )
         })
         .collect()
 }
