@@ -1,6 +1,7 @@
 // Explorer speed benchmark (not a test): builds nothing, serves dist/, drags the GPU slider and
 // switches networks in headless Chromium, then reports p50/p95 of
-//   - control change → every chart redrawn (performance marks from the app: window.__gslPerf),
+//   - control change → model, results and every chart redrawn (until the reactive work it queued
+//     has run), for GPU slider moves and for network changes separately,
 //   - frame-to-frame gaps while dragging (rAF deltas),
 //   - long tasks (> 50 ms) observed while dragging.
 // Run: node bench/explorer.mjs   (after ./scripts/test or trunk build --release)
@@ -35,28 +36,30 @@ async function change(action) {
     el.value = action.value;
     el.dispatchEvent(new Event(action.event, { bubbles: true }));
     await new Promise((r) => setTimeout(r, 0));
-    const perf = window.__gslPerf || {};
-    return { total: performance.now() - t0, charts: Object.fromEntries(Object.entries(perf).map(([k, v]) => [k, v[v.length - 1]])) };
+    return { total: performance.now() - t0 };
   }, action);
 }
 
-const total = [], chartSum = [];
+const total = [], chartSum = [], slider = [], network = [];
 for (let round = 0; round < 6; round++) {
   for (let e = 0; e <= 16; e++) {
     const r = await change({ sel: '[data-testid=gpus-slider]', value: String(e), event: 'input' });
     total.push(r.total);
-    chartSum.push(Object.values(r.charts).reduce((a, b) => a + b, 0));
+    slider.push(r.total);
   }
   for (const net of ['tcp10', 'ib-ndr', 'roce400', 'tcp100']) {
     const r = await change({ sel: '[data-testid=inter]', value: net, event: 'change' });
     total.push(r.total);
-    chartSum.push(Object.values(r.charts).reduce((a, b) => a + b, 0));
+    network.push(r.total);
   }
 }
+const perf = await page.evaluate(() => window.__gslPerf);
+for (const [k, v] of Object.entries(perf)) console.log(`  ${k.padEnd(18)} ${fmt(v.slice(1))}`);
 const frames = await page.evaluate(() => window.__frames.slice(5));
 const longTasks = await page.evaluate(() => window.__longTasks);
 console.log(`control change → model + all charts done: ${fmt(total)}`);
-console.log(`draw time of the four charts together:  ${fmt(chartSum)}`);
+console.log(`  of which GPU slider moves:               ${fmt(slider)}`);
+console.log(`  of which network changes (4 curves too):  ${fmt(network)}`);
 console.log(`frame gaps while changing:              ${fmt(frames)}`);
 console.log(`long tasks > 50 ms while dragging:       ${longTasks.length}${longTasks.length ? ` (max ${Math.max(...longTasks).toFixed(1)} ms)` : ''}`);
 await context.close();

@@ -132,3 +132,16 @@ test('the comparison chart draws the networks the reader picks', async () => {
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+test('a chart\'s data table shows the same numbers as the CSV', async () => {
+  const { page, context } = await openPage(env, hash);
+  await page.waitForTimeout(300);
+  await page.locator('[data-testid=chart-speedup-table]').locator('xpath=ancestor::details').locator('summary').click();
+  const rows = await page.locator('[data-testid=chart-speedup-table] tbody tr').count();
+  assert.equal(rows, 17, 'one row per GPU count');
+  const first = await page.locator('[data-testid=chart-speedup-table] tbody tr').nth(6).locator('td').allTextContents();
+  assert.equal(first[0], '64');
+  const expected = cli(hash);
+  assert.equal(Number(first[1]).toFixed(2), expected.speedup.toFixed(2));
+  await context.close();
+});

@@ -226,6 +226,7 @@ pub fn ChartPanel(
     let area = StoredValue::new(PlotArea::default());
     let resized = RwSignal::new(0u32);
     let hover = RwSignal::new(None::<usize>);
+    let table_open = RwSignal::new(false);
     let listener = window_event_listener(leptos::ev::resize, move |_| resized.update(|v| *v += 1));
     on_cleanup(move || listener.remove());
 
@@ -242,8 +243,13 @@ pub fn ChartPanel(
             return;
         }
         // plotters-canvas draws in backing-store pixels: size the store to the device pixels.
-        c.set_width((w * dpr).round() as u32);
-        c.set_height((h * dpr).round() as u32);
+        // Only when it changed: resizing invalidates layout, and the next canvas's size read
+        // would force a reflow of the whole page.
+        let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
+        if c.width() != pw || c.height() != ph {
+            c.set_width(pw);
+            c.set_height(ph);
+        }
         let style = Style {
             scale: dpr,
             dark: prefers_dark(),
@@ -320,7 +326,9 @@ pub fn ChartPanel(
                     None => takeaway(kind, &lab),
                 }}
             </p>
-            <details class="table">
+            // The table's rows are built only while it is open (hundreds of cells per change
+            // otherwise); its header always, so it names the series even when closed.
+            <details class="table" on:toggle=move |_| table_open.update(|o| *o = !*o)>
                 <summary>"Data table"</summary>
                 <div class="table-scroll">
                     <table data-testid=format!("{testid}-table")>
@@ -328,7 +336,11 @@ pub fn ChartPanel(
                             let text = csv(kind, &lab);
                             let mut lines = text.lines();
                             let head = lines.next().unwrap_or_default().to_string();
-                            let rows: Vec<String> = lines.map(str::to_string).collect();
+                            let rows: Vec<String> = if table_open.get() {
+                                lines.map(str::to_string).collect()
+                            } else {
+                                Vec::new()
+                            };
                             view! {
                                 <thead><tr>
                                     {head.split(',').map(|h| view! { <th scope="col">{h.replace('_', " ")}</th> }).collect_view()}

@@ -97,7 +97,12 @@ impl Lab {
                     .map(|r| scenario.with_untracked(|s| step::verdict(s, r)))
             })
         });
-        let curve = Memo::new(move |_| scenario.with(series::scaling_data));
+        let curve = Memo::new(move |_| {
+            let t0 = super::charts::now_ms();
+            let d = scenario.with(series::scaling_data);
+            super::charts::record_perf("model-curve", super::charts::now_ms() - t0);
+            d
+        });
         let compare = RwSignal::new(vec!["tcp25", "roce100", "ib-ndr", "ib-xdr"]);
         let compare_curves = Memo::new(move |_| {
             let nets: Vec<&'static Network> = compare
