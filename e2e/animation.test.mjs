@@ -24,14 +24,12 @@ test('play, pause and step move through the rounds', async () => {
   const pixelsPaused = await canvasData(page, 'anim-canvas');
   await page.waitForTimeout(400);
   assert.equal(await round(page), paused, 'paused: the round stays');
-  await page.locator('[data-testid=anim-step]').click();
-  await page.waitForTimeout(100);
   const n = (s) => Number(s.match(/Round (\d+)/)[1]);
-  assert.equal(n(await round(page)), Math.min(14, n(paused) + 1));
+  await page.locator('[data-testid=anim-step]').click();
+  await page.waitForFunction((want) => document.querySelector('[data-testid=anim-round]').textContent.startsWith(`Round ${want} `), Math.min(14, n(paused) + 1));
   assert.notEqual(await canvasData(page, 'anim-canvas'), pixelsPaused, 'the canvas changed');
   await page.locator('[data-testid=anim-back]').click();
-  await page.waitForTimeout(100);
-  assert.ok(n(await round(page)) <= n(paused));
+  await page.waitForFunction((p) => Number(document.querySelector('[data-testid=anim-round]').textContent.match(/Round (\d+)/)[1]) <= p, n(paused));
   assert.match(await page.locator('[data-testid=anim-caption]').textContent(), /^Round \d+ of 14: /);
   assert.ok(await inkedPixels(page, 'timeline-canvas') > 5000, 'the timeline drew');
   await page.locator('.animation').screenshot({ path: path.join(shots, 'animation-8gpu.png') });
@@ -70,8 +68,7 @@ test('with reduced motion nothing plays by itself, stepping shows stills', async
   assert.equal(await round(page), 'Round 1 of 14');
   assert.equal(await page.locator('[data-testid=anim-play]').textContent(), 'Play');
   await page.locator('[data-testid=anim-step]').click();
-  await page.waitForTimeout(100);
-  assert.equal(await round(page), 'Round 2 of 14');
+  await page.waitForFunction(() => document.querySelector('[data-testid=anim-round]').textContent === 'Round 2 of 14');
   await page.waitForTimeout(500);
   assert.equal(await round(page), 'Round 2 of 14', 'still: no autoplay after a step');
   assert.deepEqual(problems.console, []);

@@ -16,7 +16,7 @@ test('a lesson walks from prediction to the model\'s answer', async () => {
   await page.waitForFunction(() => location.hash.includes('lesson=leaving-the-box') && location.hash.includes('inter=tcp100'));
   assert.match(await page.locator('[data-testid=lesson-text]').textContent(), /Ethernet/);
   // The explorer now shows the lesson's scenario.
-  assert.equal(await page.locator('[data-testid=inter]').inputValue(), 'tcp100');
+  await page.waitForFunction(() => document.querySelector('[data-testid=inter]').value === 'tcp100');
   await page.locator('[data-testid=lesson-choice]').first().check();
   await page.locator('[data-testid=lesson-reveal]').click();
   const answer = await page.locator('[data-testid=lesson-answer]').textContent();
@@ -24,7 +24,7 @@ test('a lesson walks from prediction to the model\'s answer', async () => {
   await page.locator('.lessons').screenshot({ path: path.join(shots, 'lesson-revealed.png') });
   await page.locator('[data-testid=lesson-next]').click();
   await page.waitForFunction(() => location.hash.includes('step=2') && location.hash.includes('inter=ib-ndr'));
-  assert.equal(await page.locator('[data-testid=lesson-answer]').count(), 0, 'the next step starts unrevealed');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=lesson-answer]'));
   // The link reopens the same step.
   const h = await page.evaluate(() => location.hash.slice(1));
   const again = await openPage(env, h);
@@ -115,7 +115,7 @@ test('projector mode enlarges type and charts', async () => {
   const { page, context } = await openPage(env, 'gpus=64&gpu=h100&inter=ib-ndr');
   const before = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('[data-testid=step-time]')).fontSize));
   await page.locator('[data-testid=projector]').check();
-  await page.waitForTimeout(300);
+  await page.waitForFunction(() => document.querySelector('.page.projector'));
   const after = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('[data-testid=step-time]')).fontSize));
   assert.ok(after > before * 1.3, `${before} → ${after}`);
   await page.screenshot({ path: path.join(shots, 'projector-1280.png') });

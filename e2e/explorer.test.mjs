@@ -61,11 +61,13 @@ test('moving the GPU slider and the network changes the hash, the numbers and th
   await page.locator('[data-testid=gpus-slider]').focus();
   await page.keyboard.press('ArrowRight'); // 64 → 128
   await page.waitForFunction(() => location.hash.includes('gpus=128'));
+  await page.waitForFunction((b) => document.querySelector('[data-testid=speedup]').textContent !== b, before.speedup);
   assert.equal(await page.locator('[data-testid=gpus]').inputValue(), '128');
-  assert.notEqual(await text(page, 'speedup'), before.speedup);
 
+  const stepAt128 = await text(page, 'step-time');
   await page.locator('[data-testid=inter]').selectOption('ib-ndr');
   await page.waitForFunction(() => location.hash.includes('inter=ib-ndr'));
+  await page.waitForFunction((b) => document.querySelector('[data-testid=step-time]').textContent !== b, stepAt128);
   const after = { step: await text(page, 'step-time'), speedup: await text(page, 'speedup') };
   assert.notEqual(after.step, before.step);
   assert.ok(seconds(after.step) < seconds(before.step), 'InfiniBand is faster than 100 GbE TCP');
@@ -90,7 +92,7 @@ test('an invalid link shows which key was wrong and the page still works', async
   assert.match(await text(page, 'step-time'), /s$/);
   await page.locator('[data-testid=model]').selectOption('gpt2-xl');
   await page.waitForFunction(() => location.hash.includes('model=gpt2-xl'));
-  assert.equal(await page.locator('[data-testid=error]').count(), 0);
+  await page.waitForFunction(() => !document.querySelector('[data-testid=error]'));
   await page.screenshot({ path: path.join(shots, 'explorer-error-1280.png') });
   assert.deepEqual(problems.console, []);
   await context.close();
@@ -124,6 +126,7 @@ test('the comparison chart draws the networks the reader picks', async () => {
   assert.ok(!(await header()).includes('tcp10'));
   const before = await page.evaluate(() => document.querySelector('[data-testid=chart-compare]').toDataURL());
   await page.locator('[data-testid=compare-tcp10]').check();
+  await page.waitForFunction(() => document.querySelector('[data-testid=chart-compare-table] thead').textContent.includes('tcp10'));
   await page.waitForTimeout(200);
   const h = await header();
   assert.ok(h.includes('tcp10 speedup'), h);
@@ -137,6 +140,8 @@ test('a chart\'s data table shows the same numbers as the CSV', async () => {
   const { page, context } = await openPage(env, hash);
   await page.waitForTimeout(300);
   await page.locator('[data-testid=chart-speedup-table]').locator('xpath=ancestor::details').locator('summary').click();
+  // The rows are built when the table opens (after the toggle event reaches the app).
+  await page.locator('[data-testid=chart-speedup-table] tbody tr').first().waitFor();
   const rows = await page.locator('[data-testid=chart-speedup-table] tbody tr').count();
   assert.equal(rows, 17, 'one row per GPU count');
   const first = await page.locator('[data-testid=chart-speedup-table] tbody tr').nth(6).locator('td').allTextContents();

@@ -160,6 +160,20 @@ where
     Ok(chart)
 }
 
+/// The frame of both speedup charts: log–log, 1 to 65,536.
+fn speedup_frame<'a, DB: DrawingBackend + 'a>(
+    root: &'a DrawingArea<DB, Shift>,
+    st: &Style,
+) -> DrawResult<GpuChart<'a, DB, LogCoord<f64>>> {
+    frame(
+        root,
+        st,
+        (1f64..MAX_X).log_scale(),
+        "speedup ×",
+        &axis_labels,
+    )
+}
+
 fn percent(v: &f64) -> String {
     format!("{:.0} %", v * 100.0)
 }
@@ -171,13 +185,7 @@ pub fn draw_speedup<DB: DrawingBackend>(
     d: &ScalingData,
     st: &Style,
 ) -> DrawResult<PlotArea> {
-    let mut chart = frame(
-        root,
-        st,
-        (1f64..MAX_X).log_scale(),
-        "speedup ×",
-        &axis_labels,
-    )?;
+    let mut chart = speedup_frame(root, st)?;
     shade_oom(&mut chart, d, (1.0, MAX_X), st)?;
     let w = st.px(2.0);
     let ideal = PALETTE[2];
@@ -353,13 +361,7 @@ pub fn draw_compare<DB: DrawingBackend>(
     curves: &[(&'static Network, Vec<Point>)],
     st: &Style,
 ) -> DrawResult<PlotArea> {
-    let mut chart = frame(
-        root,
-        st,
-        (1f64..MAX_X).log_scale(),
-        "speedup ×",
-        &axis_labels,
-    )?;
+    let mut chart = speedup_frame(root, st)?;
     let w = st.px(2.5);
     for (i, (net, pts)) in curves.iter().enumerate() {
         let colour = [st.ink(), PALETTE[1], PALETTE[5], PALETTE[3]][i % 4];
