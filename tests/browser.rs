@@ -20,6 +20,17 @@ async fn settle() {
     JsFuture::from(p).await.unwrap();
 }
 
+/// Waits (up to two seconds) until `cond` holds: the URL hash is written once the page rests.
+async fn until(what: &str, cond: impl Fn() -> bool) {
+    for _ in 0..100 {
+        if cond() {
+            return;
+        }
+        settle().await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
 fn set_hash(h: &str) {
     web_sys::window().unwrap().location().set_hash(h).unwrap();
 }
@@ -70,7 +81,10 @@ async fn the_url_hash_restores_the_view_and_follows_the_controls() {
     let before = find(&host, "step-time").text_content().unwrap();
 
     change_select(&host, "inter", "tcp10");
-    settle().await;
+    until("the hash to follow the network", || {
+        hash().contains("inter=tcp10")
+    })
+    .await;
     let h = hash();
     assert!(h.contains("inter=tcp10"), "{h}");
     assert!(h.contains("gpus=32") && h.contains("gpu=a100"), "{h}");
@@ -99,12 +113,11 @@ async fn an_invalid_hash_names_the_key_and_the_page_keeps_working() {
         .ends_with('s'));
     // A control change clears the message and updates the page.
     change_select(&host, "gpu", "h200");
-    settle().await;
+    until("the hash to follow the GPU", || hash().contains("gpu=h200")).await;
     assert!(host
         .query_selector("[data-testid=error]")
         .unwrap()
         .is_none());
-    assert!(hash().contains("gpu=h200"));
 }
 
 #[wasm_bindgen_test]

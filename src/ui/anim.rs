@@ -142,11 +142,16 @@ struct Painter {
 impl Painter {
     /// Prepares a canvas for painting at device resolution; `None` if it is not laid out.
     fn new(canvas: &HtmlCanvasElement) -> Option<Painter> {
-        let dpr = window().device_pixel_ratio().max(1.0);
-        let (cw, ch) = (
+        Painter::with_size(
+            canvas,
             f64::from(canvas.client_width()),
             f64::from(canvas.client_height()),
-        );
+        )
+    }
+
+    /// As `new`, with the canvas's CSS size already known (no layout read).
+    fn with_size(canvas: &HtmlCanvasElement, cw: f64, ch: f64) -> Option<Painter> {
+        let dpr = window().device_pixel_ratio().max(1.0);
         if cw < 10.0 || ch < 10.0 {
             return None;
         }
@@ -441,8 +446,8 @@ impl Painter {
 }
 
 /// Paints the step timeline.
-fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline) {
-    let Some(p) = Painter::new(canvas) else {
+fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline, w: f64, h: f64) {
+    let Some(p) = Painter::with_size(canvas, w, h) else {
         return;
     };
     p.clear();
@@ -772,23 +777,21 @@ pub fn AnimationPanel() -> impl IntoView {
 pub fn TimelinePanel() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let timeline_ref = NodeRef::<leptos::html::Canvas>::new();
-    // The timeline redraws when the scenario or size changes.
-    let resized = RwSignal::new(0u32);
-    let listener = window_event_listener(leptos::ev::resize, move |_| resized.update(|v| *v += 1));
-    on_cleanup(move || listener.remove());
+    // The timeline redraws when the scenario or its size changes.
+    let size = super::size::use_element_size(timeline_ref);
     let tl = Memo::new(move |_| {
         let sc = lab.scenario.get();
         lab.result
             .with(|r| r.as_ref().ok().map(|r| timeline(&sc, r)))
     });
     Effect::new(move |_| {
-        resized.get();
+        let (w, h) = size.get();
         let Some(c) = timeline_ref.get() else {
             return;
         };
         tl.with(|t| {
             if let Some(t) = t {
-                paint_timeline(&c, t);
+                paint_timeline(&c, t, w, h);
             }
         });
     });

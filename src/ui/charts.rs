@@ -224,21 +224,18 @@ pub fn ChartPanel(
     let lab = expect_context::<Lab>();
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let area = StoredValue::new(PlotArea::default());
-    let resized = RwSignal::new(0u32);
+    let size = super::size::use_element_size(canvas);
     let hover = RwSignal::new(None::<usize>);
     let table_open = RwSignal::new(false);
-    let listener = window_event_listener(leptos::ev::resize, move |_| resized.update(|v| *v += 1));
-    on_cleanup(move || listener.remove());
 
     Effect::new(move |_| {
-        resized.get();
+        let (w, h) = size.get();
         let projector = lab.projector.get();
         let Some(c) = canvas.get() else {
             return;
         };
         let t0 = now_ms();
         let dpr = window().device_pixel_ratio().max(1.0);
-        let (w, h) = (f64::from(c.client_width()), f64::from(c.client_height()));
         if w < 10.0 || h < 10.0 {
             return;
         }

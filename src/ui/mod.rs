@@ -7,6 +7,7 @@ pub mod embed;
 pub mod explainer;
 pub mod lessons;
 pub mod results;
+pub mod size;
 pub mod state;
 
 use anim::{AnimationPanel, TimelinePanel};
@@ -54,7 +55,20 @@ pub fn App() -> impl IntoView {
     let lab = Lab::new(&read_hash());
     provide_context(lab);
     // The view lives in the URL hash (replaceState: no Back-button entries in an iframe).
-    Effect::new(move |_| write_hash(&lab.hash()));
+    // Debounced: replaceState costs about a millisecond and Chrome throttles frequent calls,
+    // so the hash follows a dragged slider once it rests.
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let h = lab.hash();
+        if let Some(t) = pending.get_value() {
+            t.clear();
+        }
+        let t = set_timeout_with_handle(
+            move || write_hash(&h),
+            std::time::Duration::from_millis(120),
+        );
+        pending.set_value(t.ok());
+    });
     // A hash edited by hand (or by an embedding page) reloads the view.
     let listener = window_event_listener(leptos::ev::hashchange, move |_| {
         let h = read_hash();
