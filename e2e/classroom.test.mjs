@@ -38,6 +38,9 @@ test('embedded widgets post their height to the host page and work', async () =>
   const context = await env.browser.newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
   const errors = [];
+  const offOrigin = [];
+  const origin = new URL(env.base).origin;
+  page.on('request', (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) offOrigin.push(r.url()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(env.base + 'public/embed.html');
@@ -60,6 +63,7 @@ test('embedded widgets post their height to the host page and work', async () =>
   assert.notEqual(await frame.locator('[data-testid=chart-speedup-readout]').textContent(), before);
   await page.screenshot({ path: path.join(shots, 'embed-host.png'), fullPage: true });
   assert.deepEqual(errors, []);
+  assert.deepEqual(offOrigin, [], 'no request leaves the origin, from the host or any widget');
   await context.close();
 });
 
