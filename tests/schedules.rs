@@ -106,14 +106,29 @@ fn tree_1_to_64() {
         // A pipelined tree moves in lock-step ticks charged at the busiest stage: the explicit
         // rounds are timed by the tick, and no round moves more than the tick charges.
         check(n, 8, Op::AllReduce, Algo::Tree, "nvlink4", true);
+        // Trees over nodes with chains inside: one, two and four GPUs per node.
+        for per_node in [1, 2, 4] {
+            check(n, per_node, Op::AllReduce, Algo::Tree, "nvlink4", true);
+        }
     }
 }
 
 #[test]
 fn tree_rounds_never_exceed_their_charge() {
     use gpu_scaling_lab::model::schedule::group_of;
-    for n in [2, 3, 7, 8, 16, 33, 64] {
-        let c = scenario(n, 8, "nvlink4").cluster();
+    for (n, per_node) in [
+        (2, 8),
+        (3, 8),
+        (7, 8),
+        (8, 8),
+        (16, 8),
+        (33, 8),
+        (64, 8),
+        (64, 4),
+        (12, 2),
+        (9, 1),
+    ] {
+        let c = scenario(n, per_node, "nvlink4").cluster();
         let s = Schedule::build(&c, Op::AllReduce, Algo::Tree, 64.0 * 1048576.0).unwrap();
         for r in &s.rounds {
             let g = group_of(&r.transfers, s.per_node, None, s.part_bytes, false);

@@ -488,14 +488,14 @@ pub fn each_group(
         }
         (_, Algo::Rhd) => rhd_groups(c, op, s, g, crossing, emit),
         (_, Algo::Tree) => {
-            let p = f64::from(slices.max(1));
-            let slice = s / 2.0 / p;
-            let sends = f64::from(tree_max_sends(n));
-            let mut group = RoundGroup::intra(tree_ticks(n, slices), sends * slice, true);
-            group.reduce_bytes = 2.0 * slice;
+            // One steady pipeline tick of the double tree, charged at its busiest GPU and node.
+            let slice = s / 2.0 / f64::from(slices.max(1));
+            let tree = DoubleTree::new(n, g);
+            let (intra, net, recv) = tree.load();
+            let mut group = RoundGroup::intra(tree.ticks(slices), f64::from(intra) * slice, true);
+            group.reduce_bytes = f64::from(recv) * slice;
             if crossing {
-                // Heap-ordered trees over node-major ranks: a node's GPUs all talk across nodes.
-                group.node_bytes = sends * slice * f64::from(g);
+                group.node_bytes = f64::from(net) * slice;
             }
             emit(group);
         }
@@ -701,36 +701,130 @@ pub fn tree_depth(n: u32) -> u32 {
     31 - n.max(1).leading_zeros()
 }
 
-/// Pipeline ticks of a double binary tree with `p` slices per half: a slice climbs `depth`
-/// levels, then descends `depth`; slices follow one tick apart.
-pub fn tree_ticks(n: u32, p: u32) -> u64 {
-    u64::from(2 * tree_depth(n)) + u64::from(p.max(1)) - 1
+/// NCCL's double binary tree (Sanders et al. 2009, as NCCL ≥ 2.4 builds it): a binary tree over
+/// *nodes*, and inside each node a chain through its GPUs. Tree A: node heads are local rank 0,
+/// nodes in heap order (children 2m+1, 2m+2), the chain runs 0 → 1 → … → g−1. Tree B is tree A
+/// over reversed ranks (head local rank g−1, mirrored node order), so a node internal in one tree
+/// is a leaf in the other and both halves of the data keep every link busy. Ranks are node-major.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DoubleTree {
+    /// Ranks.
+    pub n: u32,
+    /// GPUs per node.
+    pub g: u32,
 }
 
-/// Children of rank `i` in tree A (heap order: 2i+1, 2i+2). Tree B is tree A with ranks reversed,
-/// so a rank internal in one tree is a leaf in the other (both halves of the data are busy).
-pub fn tree_children(n: u32, i: u32) -> impl Iterator<Item = u32> {
-    [2 * i + 1, 2 * i + 2].into_iter().filter(move |c| *c < n)
-}
-
-/// Most slices one rank sends in a steady pipeline tick, over both trees.
-pub fn tree_max_sends(n: u32) -> u32 {
-    if n <= 1 {
-        return 0;
+impl DoubleTree {
+    /// The trees of `n` ranks in nodes of `g` (a count smaller than a node is one node).
+    pub fn new(n: u32, g: u32) -> DoubleTree {
+        let n = n.max(1);
+        DoubleTree {
+            n,
+            g: g.clamp(1, n),
+        }
     }
-    // Children of heap position i: those of 2i+1, 2i+2 below n.
-    let children = |i: u32| (i64::from(n) - 1 - 2 * i64::from(i)).clamp(0, 2) as u32;
-    let sends = |i: u32| -> u32 {
-        let j = n - 1 - i;
-        u32::from(i != 0) + children(i) + u32::from(j != 0) + children(j)
-    };
-    let mid = n / 2;
-    (0..n.min(4))
-        .chain(n.saturating_sub(4)..n)
-        .chain(mid.saturating_sub(2)..(mid + 2).min(n))
-        .map(sends)
-        .max()
-        .unwrap_or(0)
+
+    fn nodes(&self) -> u32 {
+        self.n / self.g
+    }
+
+    /// Rank `r` as seen in tree A (tree B uses the reversed rank).
+    fn in_tree(&self, tree_b: bool, r: u32) -> u32 {
+        if tree_b {
+            self.n - 1 - r
+        } else {
+            r
+        }
+    }
+
+    /// Parent of rank `r` in a tree.
+    pub fn parent(&self, tree_b: bool, r: u32) -> Option<u32> {
+        let q = self.in_tree(tree_b, r);
+        let (m, j) = (q / self.g, q % self.g);
+        let p = if j > 0 {
+            Some(q - 1)
+        } else if m > 0 {
+            Some((m - 1) / 2 * self.g)
+        } else {
+            None
+        };
+        p.map(|p| self.in_tree(tree_b, p))
+    }
+
+    /// Children of rank `r` in a tree: the next GPU of its chain, and for a node head the heads
+    /// of its child nodes.
+    pub fn children(&self, tree_b: bool, r: u32) -> impl Iterator<Item = u32> + '_ {
+        let q = self.in_tree(tree_b, r);
+        let (m, j) = (q / self.g, q % self.g);
+        let k = self.nodes();
+        let chain = (j + 1 < self.g).then_some(q + 1);
+        let heads = [2 * m + 1, 2 * m + 2]
+            .into_iter()
+            .filter(move |c| j == 0 && *c < k)
+            .map(move |c| c * self.g);
+        chain
+            .into_iter()
+            .chain(heads)
+            .map(move |c| self.in_tree(tree_b, c))
+    }
+
+    /// Edges from the root to the deepest GPU: the node tree's depth plus one chain.
+    pub fn height(&self) -> u32 {
+        (self.g - 1) + tree_depth(self.nodes())
+    }
+
+    /// Pipeline ticks with `p` slices per half: a slice climbs the height, then descends it;
+    /// slices follow one tick apart.
+    pub fn ticks(&self, p: u32) -> u64 {
+        u64::from(2 * self.height()) + u64::from(p.max(1)) - 1
+    }
+
+    /// Busiest loads of a steady pipeline tick, in slices, over both trees: (sends of one GPU
+    /// inside its node, sends of one node over the network, receipts one GPU adds up).
+    pub fn load(&self) -> (u32, u32, u32) {
+        if self.n <= 1 {
+            return (0, 0, 0);
+        }
+        let (g, k) = (self.g, self.nodes());
+        let mut best = (0, 0, 0);
+        // Every kind of rank (root, inner or leaf node; head, middle or end of a chain) sits
+        // near the ends or the middle of the node order and of the chain.
+        let mid = k / 2;
+        let node_picks = (0..k.min(4))
+            .chain(k.saturating_sub(4)..k)
+            .chain(mid.saturating_sub(2)..(mid + 2).min(k));
+        for m in node_picks {
+            let crossing = |tree_b: bool, r: u32| {
+                self.parent(tree_b, r)
+                    .into_iter()
+                    .chain(self.children(tree_b, r))
+                    .filter(|o| o / g != m)
+                    .count() as u32
+            };
+            // The node's network traffic leaves through its two heads (one per tree).
+            let net = crossing(false, m * g) + crossing(true, m * g + g - 1);
+            best.1 = best.1.max(net);
+            for j in [0, 1, g / 2, g.saturating_sub(2), g - 1] {
+                if j >= g {
+                    continue;
+                }
+                let r = m * g + j;
+                let (mut intra, mut recv) = (0, 0);
+                for tree_b in [false, true] {
+                    intra += self
+                        .parent(tree_b, r)
+                        .into_iter()
+                        .chain(self.children(tree_b, r))
+                        .filter(|o| o / g == m)
+                        .count() as u32;
+                    recv += self.children(tree_b, r).count() as u32;
+                }
+                best.0 = best.0.max(intra);
+                best.2 = best.2.max(recv);
+            }
+        }
+        best
+    }
 }
 
 /// Running totals of one protocol's time over the rounds.
@@ -769,7 +863,7 @@ fn costs(
         protos
     };
     let mut totals = [Totals::default(); 3];
-    let tree_depth2 = f64::from(2 * tree_depth(c.gpus));
+    let tree_depth2 = f64::from(2 * DoubleTree::new(c.gpus, c.per_node).height());
     each_group(c, op, algo, bytes, 1, &mut |g| {
         for (t, p) in totals.iter_mut().zip(protos) {
             let rt = round_time(c, *p, &g);

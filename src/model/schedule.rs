@@ -9,8 +9,8 @@
 //! check that every GPU ends with the exact sum and that the time charged matches the cost.
 
 use super::collective::{
-    cost, prev_pow2, ring_round_crosses, round_time, tree_children, tree_depth, tree_max_sends,
-    tree_ticks, Algo, Cluster, Op, Protocol, RoundGroup, RoundTime,
+    cost, each_group, prev_pow2, ring_round_crosses, round_time, Algo, Cluster, DoubleTree, Op,
+    Protocol, RoundGroup, RoundTime,
 };
 use super::ModelError;
 
@@ -138,7 +138,7 @@ impl Schedule {
                 (prev_pow2(n), (0..n).collect())
             }
             Algo::Tree => {
-                tree(&mut b, n, chosen.slices);
+                tree(&mut b, &DoubleTree::new(n, g), chosen.slices);
                 (2 * chosen.slices, Vec::new())
             }
             Algo::Hier => {
@@ -172,16 +172,13 @@ impl Schedule {
         };
         let part_bytes = bytes / f64::from(parts.max(1));
         let switch_rank = (chosen.algorithm == Algo::Nvls).then_some(n);
-        let tick = (chosen.algorithm == Algo::Tree).then(|| {
-            let slice = bytes / 2.0 / f64::from(chosen.slices);
-            let sends = f64::from(tree_max_sends(n));
-            let mut grp = RoundGroup::intra(1, sends * slice, true);
-            grp.reduce_bytes = 2.0 * slice;
-            if c.nodes() > 1 {
-                grp.node_bytes = sends * slice * f64::from(g);
-            }
-            round_time(c, chosen.protocol, &grp)
-        });
+        // A pipelined tree advances in lock-step ticks, each charged as the cost model's tick.
+        let mut tick = None;
+        if chosen.algorithm == Algo::Tree {
+            each_group(c, op, Algo::Tree, bytes, chosen.slices, &mut |grp| {
+                tick = Some(round_time(c, chosen.protocol, &grp));
+            })?;
+        }
         let ring = chosen.algorithm == Algo::Ring && c.nodes() > 1;
         let mut phase_round = 0u32;
         let mut last_phase = None;
@@ -448,53 +445,60 @@ fn rhd(b: &mut Builder, op: Op, n: u32) {
     }
 }
 
-/// Double binary tree: tree A is heap-ordered (children 2q+1, 2q+2), tree B the same shape over
-/// reversed ranks. Half A of the buffer is parts 0..P, half B parts P..2P. A rank at height h
-/// sends slice s up at tick s + h; the root broadcasts slice s from tick s + D, each level one
-/// tick later.
-fn tree(b: &mut Builder, n: u32, slices: u32) {
+/// Double binary tree ([`DoubleTree`]): half A of the buffer goes through tree A (parts
+/// 0..P), half B through tree B (parts P..2P). A rank at height h sends slice s up at tick s + h;
+/// the root broadcasts slice s from tick s + D, each level one tick later.
+fn tree(b: &mut Builder, t: &DoubleTree, slices: u32) {
+    let n = t.n;
     if n < 2 {
         return;
     }
-    let d = tree_depth(n);
-    let mut height = vec![0u32; n as usize];
-    for q in (0..n).rev() {
-        height[q as usize] = tree_children(n, q)
-            .map(|c| height[c as usize] + 1)
-            .max()
-            .unwrap_or(0);
+    let d = t.height();
+    // Heights and depths per tree, by walking from each root.
+    let mut height = [vec![0u32; n as usize], vec![0u32; n as usize]];
+    let mut depth = [vec![0u32; n as usize], vec![0u32; n as usize]];
+    for (ti, tree_b) in [false, true].into_iter().enumerate() {
+        let root = (0..n).find(|r| t.parent(tree_b, *r).is_none()).unwrap_or(0);
+        let mut order = vec![root];
+        let mut i = 0;
+        while i < order.len() {
+            let r = order[i];
+            for c in t.children(tree_b, r) {
+                depth[ti][c as usize] = depth[ti][r as usize] + 1;
+                order.push(c);
+            }
+            i += 1;
+        }
+        for &r in order.iter().rev() {
+            height[ti][r as usize] = t
+                .children(tree_b, r)
+                .map(|c| height[ti][c as usize] + 1)
+                .max()
+                .unwrap_or(0);
+        }
     }
-    let depth = |q: u32| 31 - (q + 1).leading_zeros();
-    let ticks = tree_ticks(n, slices) as u32;
-    let rank = |tree_b: bool, q: u32| if tree_b { n - 1 - q } else { q };
-    for t in 0..ticks {
+    let ticks = t.ticks(slices) as u32;
+    for tick in 0..ticks {
         let mut ts = Vec::new();
         let mut up = false;
-        for (half, tree_b) in [(0u32, false), (1u32, true)] {
-            for q in 0..n {
-                // Reduce: position q (not the root) sends slice t − h(q) up.
-                if q != 0 {
-                    if let Some(s) = t.checked_sub(height[q as usize]).filter(|s| *s < slices) {
-                        ts.push(send(
-                            rank(tree_b, q),
-                            rank(tree_b, (q - 1) / 2),
-                            half * slices + s,
-                            1,
-                            true,
-                        ));
+        for (ti, tree_b) in [false, true].into_iter().enumerate() {
+            let half = ti as u32 * slices;
+            for r in 0..n {
+                // Reduce: a rank with a parent sends slice tick − h(r) up.
+                if let Some(p) = t.parent(tree_b, r) {
+                    let h = height[ti][r as usize];
+                    if let Some(s) = tick.checked_sub(h).filter(|s| *s < slices) {
+                        ts.push(send(r, p, half + s, 1, true));
                         up = true;
                     }
                 }
-                // Broadcast: position q sends slice t − D − depth(q) to its children.
-                if let Some(s) = t.checked_sub(d + depth(q)).filter(|s| *s < slices) {
-                    for c in tree_children(n, q) {
-                        ts.push(send(
-                            rank(tree_b, q),
-                            rank(tree_b, c),
-                            half * slices + s,
-                            1,
-                            false,
-                        ));
+                // Broadcast: a rank sends slice tick − D − depth(r) to its children.
+                if let Some(s) = tick
+                    .checked_sub(d + depth[ti][r as usize])
+                    .filter(|s| *s < slices)
+                {
+                    for c in t.children(tree_b, r) {
+                        ts.push(send(r, c, half + s, 1, false));
                     }
                 }
             }
