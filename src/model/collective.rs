@@ -780,50 +780,45 @@ impl DoubleTree {
     }
 
     /// Busiest loads of a steady pipeline tick, in slices, over both trees: (sends of one GPU
-    /// inside its node, sends of one node over the network, receipts one GPU adds up).
+    /// inside its node, sends of one node over the network, receipts one GPU adds up). Closed
+    /// form (a sweep evaluates it thousands of times); `tests::tree_load_matches_the_trees`
+    /// checks it against the trees themselves.
     pub fn load(&self) -> (u32, u32, u32) {
         if self.n <= 1 {
             return (0, 0, 0);
         }
         let (g, k) = (self.g, self.nodes());
-        let mut best = (0, 0, 0);
-        // Every kind of rank (root, inner or leaf node; head, middle or end of a chain) sits
-        // near the ends or the middle of the node order and of the chain.
+        // Child nodes of node m in the node tree.
+        let hc = |m: u32| (i64::from(k) - 1 - 2 * i64::from(m)).clamp(0, 2) as u32;
         let mid = k / 2;
-        let node_picks = (0..k.min(4))
-            .chain(k.saturating_sub(4)..k)
-            .chain(mid.saturating_sub(2)..(mid + 2).min(k));
-        for m in node_picks {
-            let crossing = |tree_b: bool, r: u32| {
-                self.parent(tree_b, r)
-                    .into_iter()
-                    .chain(self.children(tree_b, r))
-                    .filter(|o| o / g != m)
-                    .count() as u32
-            };
-            // The node's network traffic leaves through its two heads (one per tree).
-            let net = crossing(false, m * g) + crossing(true, m * g + g - 1);
-            best.1 = best.1.max(net);
-            for j in [0, 1, g / 2, g.saturating_sub(2), g - 1] {
-                if j >= g {
-                    continue;
-                }
-                let r = m * g + j;
-                let (mut intra, mut recv) = (0, 0);
-                for tree_b in [false, true] {
-                    intra += self
-                        .parent(tree_b, r)
-                        .into_iter()
-                        .chain(self.children(tree_b, r))
-                        .filter(|o| o / g == m)
-                        .count() as u32;
-                    recv += self.children(tree_b, r).count() as u32;
-                }
-                best.0 = best.0.max(intra);
-                best.2 = best.2.max(recv);
-            }
-        }
-        best
+        let picks = || {
+            (0..k.min(4))
+                .chain(k.saturating_sub(4)..k)
+                .chain(mid.saturating_sub(2)..(mid + 2).min(k))
+        };
+        // A chain GPU talks to its two chain neighbours in each tree.
+        let intra = match g {
+            1 => 0,
+            2 => 2,
+            _ => 4,
+        };
+        // A node's two heads (one per tree) each reach a parent node and up to two children.
+        let net = picks()
+            .map(|m| {
+                let o = k - 1 - m;
+                u32::from(m > 0) + hc(m) + u32::from(o > 0) + hc(o)
+            })
+            .max()
+            .unwrap_or(0);
+        // A head adds its chain neighbour's and its child nodes' contributions; a chain GPU its
+        // neighbour's in each tree; with one GPU per node, children in both trees.
+        let recv = if g == 1 {
+            picks().map(|m| hc(m) + hc(k - 1 - m)).max().unwrap_or(0)
+        } else {
+            let head = 1 + hc(0).max(picks().map(hc).max().unwrap_or(0));
+            head.max(if g >= 3 { 2 } else { 0 })
+        };
+        (intra, net, recv)
     }
 }
 
@@ -1007,5 +1002,64 @@ pub fn p2p_time(c: &Cluster, bytes: f64, same_node: bool) -> f64 {
         let bw = c.inter.nic_bw() * per_gpu_nics;
         (p.base_latency_us() + p.hop_latency_us(Link::Network) + c.inter.extra_latency_us) * 1e-6
             + bytes / bw.max(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DoubleTree;
+
+    /// The loads counted edge by edge over every rank.
+    fn brute(t: &DoubleTree) -> (u32, u32, u32) {
+        let g = t.g;
+        let (mut intra, mut net, mut recv) = (0, 0, 0);
+        for m in 0..t.n / g {
+            let mut node_net = 0;
+            for r in m * g..(m + 1) * g {
+                let (mut a, mut c) = (0, 0);
+                for tb in [false, true] {
+                    for o in t.parent(tb, r).into_iter().chain(t.children(tb, r)) {
+                        if o / g == m {
+                            a += 1;
+                        } else {
+                            node_net += 1;
+                        }
+                    }
+                    c += t.children(tb, r).count() as u32;
+                }
+                intra = intra.max(a);
+                recv = recv.max(c);
+            }
+            net = net.max(node_net);
+        }
+        (intra, net, recv)
+    }
+
+    #[test]
+    fn tree_load_matches_the_trees() {
+        for g in [1, 2, 3, 4, 8] {
+            for k in 1..=40 {
+                let t = DoubleTree::new(g * k, g);
+                if t.n > 1 {
+                    assert_eq!(t.load(), brute(&t), "g={g} k={k}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_rank_but_the_roots_has_a_parent() {
+        for (n, g) in [(1, 1), (8, 8), (16, 8), (24, 8), (7, 1), (12, 4)] {
+            let t = DoubleTree::new(n, g);
+            for tb in [false, true] {
+                let roots = (0..n).filter(|r| t.parent(tb, *r).is_none()).count();
+                assert_eq!(roots, 1, "n={n} g={g}");
+                for r in 0..n {
+                    for c in t.children(tb, r) {
+                        assert_eq!(t.parent(tb, c), Some(r));
+                    }
+                }
+            }
+        }
     }
 }
