@@ -11,7 +11,7 @@ const pct = (xs, p) => {
 
 const env = await start();
 for (const [name, hash] of [
-  ['1,024 GPUs (aggregate)', 'gpus=1024&gpu=h100&inter=ib-ndr&model=llama3-8b&zero=3'],
+  ['1,024 GPUs (aggregate, ring of 2,046 rounds)', 'gpus=1024&gpu=h100&inter=ib-ndr&algo=ring&model=llama3-8b&zero=3'],
   ['16 GPUs (every chunk), compared with 100 GbE', 'gpus=16&gpu=h100&inter=ib-ndr&algo=ring&model=llama3-8b&zero=3'],
 ]) {
   const { page, context } = await openPage(env, hash);

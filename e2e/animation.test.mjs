@@ -49,9 +49,10 @@ test('comparing two interconnects shows the slower one behind', async () => {
 });
 
 test('1,024 GPUs play in aggregate', async () => {
-  const { page, context, problems } = await openPage(env, 'gpus=1024&gpu=h100&inter=ib-ndr&model=llama3-8b&zero=3');
+  // A ring over 1,024 GPUs: 2,046 rounds, drawn as 128 nodes.
+  const { page, context, problems } = await openPage(env, 'gpus=1024&gpu=h100&inter=ib-ndr&algo=ring&model=llama3-8b&zero=3');
   await page.locator('[data-testid=anim-canvas]').scrollIntoViewIfNeeded();
-  await page.waitForFunction(() => / of \d{3,}/.test(document.querySelector('[data-testid=anim-round]').textContent));
+  await page.waitForFunction(() => / of 2046$/.test(document.querySelector('[data-testid=anim-round]').textContent));
   const a = await canvasData(page, 'anim-canvas');
   await page.waitForTimeout(500);
   assert.notEqual(await canvasData(page, 'anim-canvas'), a, 'the aggregate view moves');
