@@ -80,11 +80,24 @@ pub fn lessons() -> Result<Vec<Lesson>, String> {
     parse(LESSONS_JSON)
 }
 
-/// Parses a lesson file.
+/// Parses a lesson file; every lesson needs a step and every step two choices.
 pub fn parse(json: &str) -> Result<Vec<Lesson>, String> {
-    serde_json::from_str::<LessonFile>(json)
+    let lessons = serde_json::from_str::<LessonFile>(json)
         .map(|f| f.lessons)
-        .map_err(|e| format!("lessons: {e}"))
+        .map_err(|e| format!("lessons: {e}"))?;
+    for l in &lessons {
+        if l.steps.is_empty() {
+            return Err(format!("lesson '{}': it has no steps", l.id));
+        }
+        if let Some(i) = l.steps.iter().position(|s| s.choices.len() < 2) {
+            return Err(format!(
+                "lesson '{}' step {}: give at least two choices",
+                l.id,
+                i + 1
+            ));
+        }
+    }
+    Ok(lessons)
 }
 
 fn metric(command: &str, q: &str, key: &str) -> Result<f64, String> {
@@ -232,6 +245,8 @@ mod tests {
         let ls = parse(json).unwrap();
         assert!(ls[0].steps[0].reveal.value().unwrap() > 1.5);
         assert!(parse("{").is_err());
+        let empty = r#"{"lessons":[{"id":"x","title":"X","steps":[]}]}"#;
+        assert_eq!(parse(empty).unwrap_err(), "lesson 'x': it has no steps");
     }
 
     #[test]
