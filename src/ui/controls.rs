@@ -72,12 +72,69 @@ fn opts<T>(items: &[T], f: impl Fn(&T) -> (String, String)) -> Vec<(String, Stri
     items.iter().map(f).collect()
 }
 
+/// The logarithmic GPU slider: 1, 2, 4, … 65,536.
+#[component]
+fn GpuSlider() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let sc = lab.scenario;
+    view! {
+        <input
+            id="ctl-gpus-slider"
+            type="range"
+            min="0"
+            max="16"
+            step="1"
+            data-testid="gpus-slider"
+            aria-valuetext=move || format!("{} GPUs", sc.with(|s| s.gpus))
+            prop:value=move || (f64::from(sc.with(|s| s.gpus)).log2().round() as u32).to_string()
+            on:input=move |ev| {
+                let e: u32 = event_target_value(&ev).parse().unwrap_or(3);
+                lab.set("gpus", &(1u32 << e.min(16)).to_string());
+            }
+        />
+    }
+}
+
+/// The GPU type, inter-node network and model choices, shared by the full and compact controls.
+#[component]
+fn GpuChoice() -> impl IntoView {
+    let sc = expect_context::<Lab>().scenario;
+    view! {
+        <Choice label="GPU" key="gpu" testid="gpu"
+            options=Signal::derive(|| opts(&GPUS, |g| (g.id.to_string(), g.name.to_string())))
+            value=Signal::derive(move || sc.with(|s| s.gpu.id.to_string())) />
+    }
+}
+
+#[component]
+fn InterChoice() -> impl IntoView {
+    let sc = expect_context::<Lab>().scenario;
+    view! {
+        <Choice label="Between nodes" key="inter" testid="inter"
+            options=Signal::derive(|| opts(&NETWORKS, |n| (n.id.to_string(), n.name.to_string())))
+            value=Signal::derive(move || sc.with(|s| s.inter().id.to_string())) />
+    }
+}
+
+#[component]
+fn ModelChoice() -> impl IntoView {
+    let sc = expect_context::<Lab>().scenario;
+    view! {
+        <Choice label="Model" key="model" testid="model"
+            options=Signal::derive(|| {
+                let mut v = opts(&workload::PRESETS, |w| (w.id.to_string(), w.name.to_string()));
+                v.push(("custom".to_string(), "Custom transformer".to_string()));
+                v
+            })
+            value=Signal::derive(move || sc.with(|s| s.model.to_string())) />
+    }
+}
+
 /// Every control, grouped, plus the presets.
 #[component]
 pub fn Controls() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let sc = lab.scenario;
-    let log2 = move || f64::from(sc.with(|s| s.gpus)).log2().round() as u32;
     let custom = move || sc.with(|s| s.model == "custom");
     view! {
         <div class="presets">
@@ -104,20 +161,7 @@ pub fn Controls() -> impl IntoView {
             <legend>"Cluster"</legend>
             <label for="ctl-gpus-slider">"GPUs"</label>
             <div class="gpus-row">
-                <input
-                    id="ctl-gpus-slider"
-                    type="range"
-                    min="0"
-                    max="16"
-                    step="1"
-                    data-testid="gpus-slider"
-                    aria-valuetext=move || format!("{} GPUs", sc.with(|s| s.gpus))
-                    prop:value=move || log2().to_string()
-                    on:input=move |ev| {
-                        let e: u32 = event_target_value(&ev).parse().unwrap_or(3);
-                        lab.set("gpus", &(1u32 << e.min(16)).to_string());
-                    }
-                />
+                <GpuSlider />
                 <input
                     type="number"
                     min="1"
@@ -137,13 +181,7 @@ pub fn Controls() -> impl IntoView {
                 })
                 value=Signal::derive(move || sc.with(|s| s.per_node.unwrap_or(8).to_string()))
             />
-            <Choice
-                label="GPU"
-                key="gpu"
-                testid="gpu"
-                options=Signal::derive(|| opts(&GPUS, |g| (g.id.to_string(), g.name.to_string())))
-                value=Signal::derive(move || sc.with(|s| s.gpu.id.to_string()))
-            />
+            <GpuChoice />
             <Choice
                 label="Inside a node"
                 key="intra"
@@ -151,13 +189,7 @@ pub fn Controls() -> impl IntoView {
                 options=Signal::derive(|| opts(&FABRICS, |f| (f.id.to_string(), f.name.to_string())))
                 value=Signal::derive(move || sc.with(|s| s.intra().id.to_string()))
             />
-            <Choice
-                label="Between nodes"
-                key="inter"
-                testid="inter"
-                options=Signal::derive(|| opts(&NETWORKS, |n| (n.id.to_string(), n.name.to_string())))
-                value=Signal::derive(move || sc.with(|s| s.inter().id.to_string()))
-            />
+            <InterChoice />
             <Choice
                 label="NICs per node"
                 key="nics"
@@ -189,17 +221,7 @@ pub fn Controls() -> impl IntoView {
         </fieldset>
         <fieldset>
             <legend>"Workload"</legend>
-            <Choice
-                label="Model"
-                key="model"
-                testid="model"
-                options=Signal::derive(|| {
-                    let mut v = opts(&workload::PRESETS, |w| (w.id.to_string(), w.name.to_string()));
-                    v.push(("custom".to_string(), "Custom transformer".to_string()));
-                    v
-                })
-                value=Signal::derive(move || sc.with(|s| s.model.to_string()))
-            />
+            <ModelChoice />
             <Show when=custom>
                 <div class="custom">
                     <Number label="Layers" key="layers" testid="layers"
@@ -305,33 +327,11 @@ pub fn CompactControls() -> impl IntoView {
         <div class="compact-controls">
             <div>
                 <label for="ctl-gpus-slider">"GPUs: " {move || sc.with(|s| s.gpus)}</label>
-                <input id="ctl-gpus-slider" type="range" min="0" max="16" step="1" data-testid="gpus-slider"
-                    aria-valuetext=move || format!("{} GPUs", sc.with(|s| s.gpus))
-                    prop:value=move || (f64::from(sc.with(|s| s.gpus)).log2().round() as u32).to_string()
-                    on:input=move |ev| {
-                        let e: u32 = event_target_value(&ev).parse().unwrap_or(3);
-                        lab.set("gpus", &(1u32 << e.min(16)).to_string());
-                    } />
+                <GpuSlider />
             </div>
-            <div>
-                <Choice label="GPU" key="gpu" testid="gpu"
-                    options=Signal::derive(|| opts(&GPUS, |g| (g.id.to_string(), g.name.to_string())))
-                    value=Signal::derive(move || sc.with(|s| s.gpu.id.to_string())) />
-            </div>
-            <div>
-                <Choice label="Between nodes" key="inter" testid="inter"
-                    options=Signal::derive(|| opts(&NETWORKS, |n| (n.id.to_string(), n.name.to_string())))
-                    value=Signal::derive(move || sc.with(|s| s.inter().id.to_string())) />
-            </div>
-            <div>
-                <Choice label="Model" key="model" testid="model"
-                    options=Signal::derive(|| {
-                        let mut v = opts(&workload::PRESETS, |w| (w.id.to_string(), w.name.to_string()));
-                        v.push(("custom".to_string(), "Custom transformer".to_string()));
-                        v
-                    })
-                    value=Signal::derive(move || sc.with(|s| s.model.to_string())) />
-            </div>
+            <div><GpuChoice /></div>
+            <div><InterChoice /></div>
+            <div><ModelChoice /></div>
         </div>
     }
 }
