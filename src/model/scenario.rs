@@ -365,10 +365,18 @@ impl Scenario {
     }
 
     /// Puts the keys named in `keys` (joined by `+`) back to their defaults.
-    fn reset(&mut self, keys: &str) {
+    /// An empty value in the app's controls means "back to the default" too.
+    pub fn reset(&mut self, keys: &str) {
         let d = Scenario::default();
         for k in keys.split('+') {
             match k {
+                "op" => self.op = d.op,
+                "gpu" => self.gpu = d.gpu,
+                "bytes" => self.bytes = d.bytes,
+                "zero" => self.zero = d.zero,
+                "overlap" => self.overlap = d.overlap,
+                "scaling" => self.scaling = d.scaling,
+                "data_rate" => self.data_rate = d.data_rate,
                 "gpus" => self.gpus = d.gpus,
                 "per_node" => self.per_node = d.per_node,
                 "intra" => self.intra = d.intra,

@@ -160,7 +160,7 @@ impl Lab {
     pub fn set(&self, key: &str, value: &str) {
         let mut next = self.scenario.get_untracked();
         let outcome = if value.is_empty() {
-            clear(&mut next, key);
+            next.reset(key);
             next.validate()
         } else {
             next.set(key, value).and_then(|_| next.validate())
@@ -179,21 +179,6 @@ impl Lab {
         let (sc, errs) = Scenario::parse_lenient(query);
         self.errors.set(errs);
         self.scenario.set(sc);
-    }
-}
-
-/// Empties an optional key so it follows its default again.
-fn clear(s: &mut Scenario, key: &str) {
-    match key {
-        "batch" => s.batch = None,
-        "micro" => s.micro = None,
-        "intra" => s.intra = None,
-        "inter" => s.inter = None,
-        "nics" => s.nics = None,
-        "precision" => s.precision = None,
-        "data_rate" => s.data_rate = None,
-        "recompute" => s.recompute = None,
-        _ => {}
     }
 }
 
