@@ -87,13 +87,13 @@ test('moving the GPU slider and the network changes the hash, the numbers and th
 test('an invalid link shows which key was wrong and the page still works', async () => {
   const { page, context, problems } = await openPage(env, 'gpus=64&gpu=tpu9000&nics=99');
   const err = await text(page, 'error');
+  await page.locator('.results').screenshot({ path: path.join(shots, 'explorer-error-results.png') });
   assert.match(err, /gpu/);
   assert.match(err, /nics/);
   assert.match(await text(page, 'step-time'), /s$/);
   await page.locator('[data-testid=model]').selectOption('gpt2-xl');
   await page.waitForFunction(() => location.hash.includes('model=gpt2-xl'));
   await page.waitForFunction(() => !document.querySelector('[data-testid=error]'));
-  await page.screenshot({ path: path.join(shots, 'explorer-error-1280.png') });
   assert.deepEqual(problems.console, []);
   await context.close();
 });
