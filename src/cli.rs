@@ -7,11 +7,12 @@ use crate::model::sweep;
 use serde_json::{json, Value};
 
 /// Usage text.
-pub const USAGE: &str = "usage: scaling-lab <collective|step|sweep> '<scenario>' [--csv]
+pub const USAGE: &str = "usage: scaling-lab <collective|step|sweep> '<scenario>' [--csv] [--inter a,b,…]
   collective  time, algbw and busbw of one collective (keys: op gpus per_node gpu intra inter nics algo bytes)
   step        one training step (adds: model params flops layers hidden heads seq vocab batch micro
               precision tp pp zero recompute overlap scaling data_rate)
-  sweep       the step over GPU counts 1…65,536 (JSON, or CSV with --csv)
+  sweep       the step over GPU counts 1…65,536 (JSON, or CSV with --csv); with --inter, one curve
+              per listed inter-node network (e.g. --inter tcp100,roce400,ib-ndr)
 scenario: key=value&key=value, e.g. 'gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b'";
 
 /// What a run prints and its exit status.
@@ -33,10 +34,20 @@ fn fail(msg: impl Into<String>) -> Output {
 /// Runs the command line (arguments without the program name).
 pub fn run(args: &[String]) -> Output {
     let mut csv = false;
+    let mut inters: Option<&str> = None;
     let mut pos = Vec::new();
-    for a in args {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
         match a.as_str() {
             "--csv" => csv = true,
+            "--inter" => match it.next() {
+                Some(list) => inters = Some(list.as_str()),
+                None => {
+                    return fail(
+                        "error: --inter needs a list of networks, e.g. --inter tcp100,ib-ndr",
+                    )
+                }
+            },
             "-h" | "--help" | "help" => {
                 return Output {
                     status: 0,
@@ -56,19 +67,12 @@ pub fn run(args: &[String]) -> Output {
             ))
         }
     };
-    if csv && cmd != "sweep" {
-        return fail("error: --csv applies to sweep only");
+    if (csv || inters.is_some()) && cmd != "sweep" {
+        return fail("error: --csv and --inter apply to sweep only");
     }
     let result = match cmd {
         "collective" | "step" => query(cmd, q).map(|v| v.to_string()),
-        "sweep" => Scenario::parse(q).map_err(|e| e.to_string()).map(|sc| {
-            let pts = sweep::sweep(&sc, &sweep::counts(sc.gpus, scenario_max()));
-            if csv {
-                sweep_csv(&pts)
-            } else {
-                sweep_json(&sc, &pts).to_string()
-            }
-        }),
+        "sweep" => sweep_command(q, inters, csv),
         other => Err(format!("unknown command '{other}'\n{USAGE}")),
     };
     match result {
@@ -79,6 +83,59 @@ pub fn run(args: &[String]) -> Output {
         },
         Err(e) => fail(format!("error: {e}")),
     }
+}
+
+/// `sweep`: one curve, or one per network of `--inter`.
+fn sweep_command(q: &str, inters: Option<&str>, csv: bool) -> Result<String, String> {
+    let sc = Scenario::parse(q).map_err(|e| e.to_string())?;
+    let scenarios: Vec<(Option<&str>, Scenario)> = match inters {
+        None => vec![(None, sc)],
+        Some(list) => list
+            .split(',')
+            .map(|id| {
+                let mut s = sc.clone();
+                s.set("inter", id.trim())
+                    .and_then(|_| s.validate())
+                    .map(|_| (Some(id.trim()), s))
+                    .map_err(|e| format!("--inter: {e}"))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let mut csv_out = String::new();
+    let mut curves = Vec::new();
+    for (id, s) in &scenarios {
+        let pts = sweep::sweep(s, &sweep::counts(s.gpus, scenario_max()));
+        if csv {
+            let table = sweep_csv(&pts);
+            let mut lines = table.lines();
+            let head = lines.next().unwrap_or_default();
+            if csv_out.is_empty() {
+                csv_out = match id {
+                    Some(_) => format!("inter,{head}\n"),
+                    None => format!("{head}\n"),
+                };
+            }
+            for l in lines {
+                match id {
+                    Some(n) => csv_out.push_str(&format!("{n},{l}\n")),
+                    None => csv_out.push_str(&format!("{l}\n")),
+                }
+            }
+        } else {
+            let mut v = sweep_json(s, &pts);
+            if let Some(n) = id {
+                v["inter"] = json!(n);
+            }
+            curves.push(v);
+        }
+    }
+    Ok(if csv {
+        csv_out
+    } else if inters.is_some() {
+        json!({ "curves": curves }).to_string()
+    } else {
+        curves.pop().unwrap_or(Value::Null).to_string()
+    })
 }
 
 fn scenario_max() -> u32 {

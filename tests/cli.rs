@@ -96,3 +96,46 @@ fn sweep_csv_has_a_row_per_power_of_two() {
     assert_eq!(lines.len(), 1 + 17, "{out}");
     assert!(lines.last().unwrap().starts_with("65536,"));
 }
+
+#[test]
+fn sweep_compares_networks() {
+    let (code, out, err) = run(&[
+        "sweep",
+        "model=llama3-8b&gpu=h100&zero=3",
+        "--inter",
+        "tcp100,ib-ndr",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let curves = v["curves"].as_array().unwrap();
+    assert_eq!(curves.len(), 2);
+    assert_eq!(curves[0]["inter"], "tcp100");
+    // At 64 GPUs the slow network loses efficiency that InfiniBand keeps.
+    let at = |c: &serde_json::Value| {
+        c["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["gpus"] == 64)
+            .unwrap()["efficiency"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(at(&curves[0]) < 0.5 * at(&curves[1]));
+    let (code, csv, _) = run(&[
+        "sweep",
+        "model=resnet50",
+        "--inter",
+        "tcp10,ib-hdr",
+        "--csv",
+    ]);
+    assert_eq!(code, 0);
+    assert!(csv.starts_with("inter,gpus,"));
+    assert_eq!(csv.lines().count(), 1 + 2 * 17);
+    let (code, out, err) = run(&["sweep", "", "--inter", "tcp10,warp-drive"]);
+    assert_eq!(code, 2);
+    assert!(
+        out.is_empty() && err.contains("inter") && err.contains("warp-drive"),
+        "{err}"
+    );
+}
