@@ -150,3 +150,17 @@ test('a chart\'s data table shows the same numbers as the CSV', async () => {
   assert.equal(Number(first[1]).toFixed(2), expected.speedup.toFixed(2));
   await context.close();
 });
+
+test('section links scroll without disturbing the scenario in the hash', async () => {
+  const { page, context, problems } = await openPage(env, hash);
+  await page.waitForTimeout(300);
+  const before = await page.evaluate(() => location.hash);
+  await page.locator('nav.jump a', { hasText: 'Animation' }).click();
+  await page.waitForTimeout(200);
+  assert.equal(await page.evaluate(() => location.hash), before);
+  assert.equal(await page.locator('[data-testid=error]').count(), 0);
+  const y = await page.evaluate(() => document.getElementById('animation').getBoundingClientRect().top);
+  assert.ok(Math.abs(y) < 5, `the animation section is at the top (${y})`);
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

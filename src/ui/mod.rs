@@ -82,13 +82,32 @@ pub fn App() -> impl IntoView {
         return view! { <Embed widget=widget /> }.into_any();
     }
     let copied = RwSignal::new(String::new());
+    // In-page links scroll without touching the hash, which holds the scenario.
+    let jump = |id: &'static str| {
+        move |ev: leptos::ev::MouseEvent| {
+            ev.prevent_default();
+            if let Some(el) = document().get_element_by_id(id) {
+                el.scroll_into_view();
+                if let Some(h) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&el) {
+                    let _ = h.focus();
+                }
+            }
+        }
+    };
     view! {
-        <a class="skip" href="#results">"Skip to results"</a>
+        <a class="skip" href="#results" on:click=jump("results")>"Skip to results"</a>
         <header class="masthead">
             <h1>"GPU Scaling Lab"</h1>
             <p class="tagline">
                 "Why doubling the GPUs rarely halves the training time: pick a cluster and a model, and see where the time goes — computed in your browser by a cost model checked against published measurements."
             </p>
+            <nav class="jump" aria-label="Sections">
+                <a href="#why" on:click=jump("why")>"Why"</a>
+                <a href="#lessons-title" on:click=jump("lessons-title")>"Lessons"</a>
+                <a href="#results" on:click=jump("results")>"Explorer"</a>
+                <a href="#animation" on:click=jump("animation")>"Animation"</a>
+                <a href="#glossary-title" on:click=jump("glossary-title")>"Glossary"</a>
+            </nav>
             <div class="toolbar" role="toolbar" aria-label="Classroom tools">
                 <label class="toggle">
                     <input type="checkbox" data-testid="projector"
@@ -112,7 +131,7 @@ pub fn App() -> impl IntoView {
                 <section class="controls" aria-label="Controls">
                     <Controls />
                 </section>
-                <section class="results" id="results" aria-label="Results">
+                <section class="results" id="results" tabindex="-1" aria-label="Results">
                     {move || {
                         let errs = lab.errors.get();
                         (!errs.is_empty()).then(|| view! {
@@ -131,7 +150,7 @@ pub fn App() -> impl IntoView {
                     <ChartPanel kind=Kind::Breakdown testid="chart-breakdown" title="Where the step's time goes" />
                     <ChartPanel kind=Kind::Compare testid="chart-compare" title="The same job on other networks" />
                 </section>
-                <section class="animation" id="animation" aria-label="All-reduce animation and step timeline">
+                <section class="animation" id="animation" tabindex="-1" aria-label="All-reduce animation and step timeline">
                     <AnimationPanel />
                     <TimelinePanel />
                 </section>
