@@ -104,7 +104,7 @@ fn sweep_command(q: &str, inters: Option<&str>, csv: bool) -> Result<String, Str
     let mut csv_out = String::new();
     let mut curves = Vec::new();
     for (id, s) in &scenarios {
-        let pts = sweep::sweep(s, &sweep::counts(s.gpus, scenario_max()));
+        let pts = sweep::curve(s);
         if csv {
             let table = sweep_csv(&pts);
             let mut lines = table.lines();
@@ -136,10 +136,6 @@ fn sweep_command(q: &str, inters: Option<&str>, csv: bool) -> Result<String, Str
     } else {
         curves.pop().unwrap_or(Value::Null).to_string()
     })
-}
-
-fn scenario_max() -> u32 {
-    crate::model::scenario::MAX_GPUS
 }
 
 /// Evaluates `collective` or `step` for a scenario string into the JSON the CLI prints.

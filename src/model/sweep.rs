@@ -41,6 +41,11 @@ pub fn sweep(sc: &Scenario, gpus: &[u32]) -> Vec<SweepPoint> {
         .collect()
 }
 
+/// The scenario over 1…65,536 GPUs plus its own count: the scaling curve.
+pub fn curve(sc: &Scenario) -> Vec<SweepPoint> {
+    sweep(sc, &counts(sc.gpus, MAX_GPUS))
+}
+
 /// The serial fraction f of Amdahl's law S(n) = 1 / (f + (1 − f)/n) that best fits the speedups,
 /// by least squares on the Karp–Flatt form 1/S − 1/n = f·(1 − 1/n). Points with n = 1 carry no
 /// information and are skipped; returns 0 when nothing is left.

@@ -4,7 +4,7 @@
 //! Up to [`MAX_DRAWN_GPUS`] GPUs are drawn one by one from the explicit schedule; larger clusters
 //! are drawn in aggregate (nodes as units, traffic as flows) from the cost model's round groups.
 
-use crate::model::collective::{round_groups, round_time, Algo, Cluster, Link, Op, RoundTime};
+use crate::model::collective::{round_groups, round_time, Algo, Cluster, Op, RoundTime};
 use crate::model::schedule::{Phase, Schedule};
 use crate::model::ModelError;
 
@@ -507,17 +507,6 @@ impl Aggregate {
             self.nodes,
             self.per_node
         )
-    }
-
-    /// The link class of the busiest segment (for the legend).
-    pub fn bottleneck(&self) -> Link {
-        self.segments
-            .iter()
-            .max_by(|a, b| {
-                (a.each.transfer * a.count as f64).total_cmp(&(b.each.transfer * b.count as f64))
-            })
-            .map(|s| s.each.link)
-            .unwrap_or(Link::Local)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The numbers behind the scaling charts, their plain-language takeaways and their CSV.
 
 use crate::model::hardware::Network;
-use crate::model::scenario::Scenario;
+use crate::model::scenario::{Scenario, MAX_GPUS};
 use crate::model::step::Breakdown;
 use crate::model::sweep::{self, amdahl};
 
@@ -64,7 +64,7 @@ fn points(pts: &[sweep::SweepPoint]) -> Vec<Point> {
 
 /// Sweeps the scenario over 1…65,536 GPUs (plus the chosen count).
 pub fn scaling_data(sc: &Scenario) -> ScalingData {
-    let pts = sweep::sweep(sc, &sweep::counts(sc.gpus, sweep_max()));
+    let pts = sweep::curve(sc);
     let serial_fraction = sweep::fitted_serial_fraction(sc, &pts);
     ScalingData {
         points: points(&pts),
@@ -72,10 +72,6 @@ pub fn scaling_data(sc: &Scenario) -> ScalingData {
         chosen: sc.gpus,
         weak: sc.scaling == crate::model::scenario::Scaling::Weak,
     }
-}
-
-fn sweep_max() -> u32 {
-    crate::model::scenario::MAX_GPUS
 }
 
 /// The same curve for several inter-node networks (at most four are drawn), over powers of two
@@ -92,10 +88,7 @@ pub fn compare_data(
                 nics: sc.nics,
                 ..sc.clone()
             };
-            (
-                *n,
-                points(&sweep::sweep(&s, &sweep::counts(1, sweep_max()))),
-            )
+            (*n, points(&sweep::sweep(&s, &sweep::counts(1, MAX_GPUS))))
         })
         .collect()
 }
