@@ -12,6 +12,8 @@ use gpu_scaling_lab::render::series;
 fn bench(c: &mut Criterion) {
     let cl = Scenario::parse("gpus=1024&gpu=h100&inter=ib-ndr")
         .unwrap()
+        .setup()
+        .unwrap()
         .cluster();
     c.bench_function("one all-reduce (auto, 1024 GPUs, 1 GiB)", |b| {
         b.iter(|| {
@@ -40,7 +42,7 @@ fn bench(c: &mut Criterion) {
                                 inter: Some(n),
                                 ..Scenario::default()
                             };
-                            let cl = sc.cluster();
+                            let cl = sc.setup().unwrap().cluster();
                             for a in algos {
                                 if let Ok(r) = cost(&cl, Op::AllReduce, a, 1073741824.0) {
                                     total += r.time_s;

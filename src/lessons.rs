@@ -2,7 +2,7 @@
 //! teacher adds one without touching Rust. The revealed answers are computed by the model, never
 //! typed in.
 
-use crate::cli::query;
+use crate::model::report::{check_metric, evaluate_metric};
 use serde::Deserialize;
 
 /// All lessons, as shipped.
@@ -46,11 +46,13 @@ pub struct Step {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Reveal {
-    /// A metric of one CLI query (`command` is `step` or `collective`), times `scale`.
+    /// A metric of one report (`command` is `step` or `collective`) of `query` (default: the
+    /// step's own scenario), times `scale`.
     Value {
         command: String,
         metric: String,
-        query: String,
+        #[serde(default)]
+        query: Option<String>,
         #[serde(default = "one")]
         scale: f64,
     },
@@ -60,12 +62,14 @@ pub enum Reveal {
         from: String,
         to: String,
     },
-    /// One metric divided by another of the same query, times `scale`.
+    /// One metric divided by another of the same query (default: the step's scenario), times
+    /// `scale`.
     Share {
         command: String,
         metric: String,
         of: String,
-        query: String,
+        #[serde(default)]
+        query: Option<String>,
         #[serde(default = "one")]
         scale: f64,
     },
@@ -80,7 +84,8 @@ pub fn lessons() -> Result<Vec<Lesson>, String> {
     parse(LESSONS_JSON)
 }
 
-/// Parses a lesson file; every lesson needs a step and every step two choices.
+/// Parses a lesson file; every lesson needs a step, every step two choices, and every reveal a
+/// metric its report has.
 pub fn parse(json: &str) -> Result<Vec<Lesson>, String> {
     let lessons = serde_json::from_str::<LessonFile>(json)
         .map(|f| f.lessons)
@@ -96,34 +101,48 @@ pub fn parse(json: &str) -> Result<Vec<Lesson>, String> {
                 i + 1
             ));
         }
+        for (i, s) in l.steps.iter().enumerate() {
+            s.reveal
+                .check()
+                .map_err(|e| format!("lesson '{}' step {}: {e}", l.id, i + 1))?;
+        }
     }
     Ok(lessons)
 }
 
-fn metric(command: &str, q: &str, key: &str) -> Result<f64, String> {
-    let v = query(command, q)?;
-    v[key]
-        .as_f64()
-        .ok_or_else(|| format!("the model's {command} output has no number '{key}'"))
-}
-
 impl Reveal {
-    /// The model's answer, in the step's unit.
-    pub fn value(&self) -> Result<f64, String> {
+    /// Checks the metric names against the reports, without running the model.
+    fn check(&self) -> Result<(), String> {
+        match self {
+            Reveal::Value {
+                command, metric, ..
+            } => check_metric(command, metric),
+            Reveal::Ratio { metric, .. } => check_metric("step", metric),
+            Reveal::Share {
+                command,
+                metric,
+                of,
+                ..
+            } => check_metric(command, metric).and(check_metric(command, of)),
+        }
+    }
+
+    /// The model's answer, in the step's unit; `scenario` is the step's own.
+    pub fn value(&self, scenario: &str) -> Result<f64, String> {
         match self {
             Reveal::Value {
                 command,
                 metric: m,
                 query: q,
                 scale,
-            } => Ok(metric(command, q, m)? * scale),
+            } => Ok(evaluate_metric(command, q.as_deref().unwrap_or(scenario), m)? * scale),
             Reveal::Ratio {
                 metric: m,
                 from,
                 to,
             } => {
-                let a = metric("step", from, m)?;
-                let b = metric("step", to, m)?;
+                let a = evaluate_metric("step", from, m)?;
+                let b = evaluate_metric("step", to, m)?;
                 if a == 0.0 {
                     return Err(format!("{m} is zero for {from}"));
                 }
@@ -136,17 +155,23 @@ impl Reveal {
                 query: q,
                 scale,
             } => {
-                let den = metric(command, q, of)?;
+                let q = q.as_deref().unwrap_or(scenario);
+                let den = evaluate_metric(command, q, of)?;
                 if den == 0.0 {
                     return Err(format!("{of} is zero for {q}"));
                 }
-                Ok(metric(command, q, m)? / den * scale)
+                Ok(evaluate_metric(command, q, m)? / den * scale)
             }
         }
     }
 }
 
 impl Step {
+    /// The model's answer to this step's question.
+    pub fn answer(&self) -> Result<f64, String> {
+        self.reveal.value(&self.scenario)
+    }
+
     /// The choice closest to the model's answer (on a log scale for ratios and sizes).
     pub fn closest_choice(&self, answer: f64) -> Option<usize> {
         let dist = |c: f64| {
@@ -202,8 +227,7 @@ mod tests {
             for (i, s) in l.steps.iter().enumerate() {
                 Scenario::parse(&s.scenario).unwrap_or_else(|e| panic!("{} step {i}: {e}", l.id));
                 let v = s
-                    .reveal
-                    .value()
+                    .answer()
                     .unwrap_or_else(|e| panic!("{} step {i}: {e}", l.id));
                 assert!(v.is_finite() && v > 0.0, "{} step {i}: {v}", l.id);
                 assert!(s.choices.len() >= 2, "{} step {i}", l.id);
@@ -218,7 +242,7 @@ mod tests {
         let step = |id: &str, i: usize| {
             let l = ls.iter().find(|l| l.id == id).unwrap();
             let s = &l.steps[i];
-            let v = s.reveal.value().unwrap();
+            let v = s.answer().unwrap();
             (v, s.choices[s.closest_choice(v).unwrap()])
         };
         assert_eq!(step("one-box", 0).1, 8.0, "NVLink scales almost linearly");
@@ -243,7 +267,9 @@ mod tests {
             "reveal":{"kind":"ratio","metric":"throughput","from":"gpus=8","to":"gpus=16&inter=ib-ndr"},
             "explain":"e"}]}]}"#;
         let ls = parse(json).unwrap();
-        assert!(ls[0].steps[0].reveal.value().unwrap() > 1.5);
+        assert!(ls[0].steps[0].answer().unwrap() > 1.5);
+        let typo = json.replace("throughput", "thruput");
+        assert!(parse(&typo).unwrap_err().contains("no metric 'thruput'"));
         assert!(parse("{").is_err());
         let empty = r#"{"lessons":[{"id":"x","title":"X","steps":[]}]}"#;
         assert_eq!(parse(empty).unwrap_err(), "lesson 'x': it has no steps");

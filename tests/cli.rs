@@ -139,3 +139,22 @@ fn sweep_compares_networks() {
         "{err}"
     );
 }
+
+#[test]
+fn readme_key_table_is_the_code_s() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme
+        .find("<!-- keys:start")
+        .expect("README has the keys:start marker");
+    let body = &readme[start..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    let table = &body[..body.find("<!-- keys:end -->").expect("keys:end marker")];
+    let (code, out, _) = run(&["keys"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        table.trim(),
+        out.trim(),
+        "README key table drifted: regenerate it with `scaling-lab keys`"
+    );
+}

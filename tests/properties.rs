@@ -3,7 +3,7 @@
 
 use gpu_scaling_lab::model::collective::{cost, Algo, Op};
 use gpu_scaling_lab::model::hardware::{FABRICS, GPUS, NETWORKS};
-use gpu_scaling_lab::model::scenario::{Scaling, Scenario};
+use gpu_scaling_lab::model::scenario::{Model, Scaling, Scenario};
 use gpu_scaling_lab::model::step::{evaluate, evaluate_on, memory};
 use gpu_scaling_lab::model::workload::PRESETS;
 use proptest::prelude::*;
@@ -37,10 +37,10 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     intra: Some(&FABRICS[f]),
                     inter: Some(&NETWORKS[net]),
                     nics: Some(nics),
-                    model: PRESETS[w].id,
+                    model: Model::Preset(&PRESETS[w]),
                     tp: tp.min(per_node),
                     pp,
-                    zero,
+                    zero: Some(zero),
                     overlap,
                     micro: Some(micro),
                     scaling: if strong {
@@ -71,10 +71,11 @@ proptest! {
 
     #[test]
     fn more_bandwidth_never_slows_a_step(sc in scenario(), scale in 1.0f64..8.0) {
-        let c = sc.cluster();
-        let base = evaluate_on(&sc, &c).unwrap().breakdown.total();
-        let net = evaluate_on(&sc, &gpu_scaling_lab::model::collective::Cluster { net_scale: scale, ..c }).unwrap();
-        let intra = evaluate_on(&sc, &gpu_scaling_lab::model::collective::Cluster { intra_scale: scale, ..c }).unwrap();
+        let s = sc.setup().unwrap();
+        let c = s.cluster();
+        let base = evaluate_on(&s, &c).unwrap().breakdown.total();
+        let net = evaluate_on(&s, &gpu_scaling_lab::model::collective::Cluster { net_scale: scale, ..c }).unwrap();
+        let intra = evaluate_on(&s, &gpu_scaling_lab::model::collective::Cluster { intra_scale: scale, ..c }).unwrap();
         prop_assert!(net.breakdown.total() <= base * (1.0 + 1e-9), "{}", sc.to_query());
         prop_assert!(intra.breakdown.total() <= base * (1.0 + 1e-9), "{}", sc.to_query());
     }
@@ -89,7 +90,7 @@ proptest! {
     #[test]
     fn a_model_that_does_not_fit_is_never_reported_as_fitting_when_split(sc in scenario()) {
         // Splitting moves weights between GPUs; the verdict must follow the bytes.
-        let m = memory(&sc, &sc.cluster());
+        let m = memory(&sc.setup().unwrap());
         prop_assert_eq!(m.fits(), m.total() <= m.capacity);
         let r = evaluate(&sc).unwrap();
         prop_assert_eq!(r.memory.fits(), m.fits());
@@ -101,7 +102,7 @@ proptest! {
                     s2.set(k, v).unwrap();
                 }
                 prop_assert_eq!(&s2, &fix.scenario);
-                prop_assert!(memory(&s2, &s2.cluster()).fits(), "{} for {}", fix, sc.to_query());
+                prop_assert!(memory(&s2.setup().unwrap()).fits(), "{} for {}", fix, sc.to_query());
             }
         }
     }
@@ -111,7 +112,7 @@ proptest! {
         let per_node = 8u32.min(n);
         let n = if n > per_node { n / per_node * per_node } else { n };
         let sc = Scenario { gpus: n, per_node: Some(per_node), intra: Some(&FABRICS[f]), inter: Some(&NETWORKS[net]), ..Scenario::default() };
-        let c = sc.cluster();
+        let c = sc.setup().unwrap().cluster();
         for algo in [Algo::Auto, Algo::Ring, Algo::Tree, Algo::Rhd, Algo::Hier] {
             let r = cost(&c, Op::AllReduce, algo, bytes.floor()).unwrap();
             prop_assert!(r.time_s.is_finite() && r.time_s > 0.0);
@@ -122,7 +123,11 @@ proptest! {
 
 #[test]
 fn small_messages_are_latency_bound_and_large_ones_bandwidth_bound() {
-    let c = Scenario::parse("gpus=8&gpu=a100").unwrap().cluster();
+    let c = Scenario::parse("gpus=8&gpu=a100")
+        .unwrap()
+        .setup()
+        .unwrap()
+        .cluster();
     let small = cost(&c, Op::AllReduce, Algo::Ring, 4096.0).unwrap();
     let large = cost(&c, Op::AllReduce, Algo::Ring, 1073741824.0).unwrap();
     assert!(small.latency_share > 0.9, "{}", small.latency_share);
@@ -134,11 +139,19 @@ fn small_messages_are_latency_bound_and_large_ones_bandwidth_bound() {
 
 #[test]
 fn nvls_needs_an_nvswitch_that_reduces() {
-    let c = Scenario::parse("gpus=8&gpu=a100").unwrap().cluster();
+    let c = Scenario::parse("gpus=8&gpu=a100")
+        .unwrap()
+        .setup()
+        .unwrap()
+        .cluster();
     let e = cost(&c, Op::AllReduce, Algo::Nvls, 1e9).unwrap_err();
     assert_eq!(e.key, "algo");
     assert!(e.message.contains("nvlink4"));
-    let h = Scenario::parse("gpus=8&gpu=h100").unwrap().cluster();
+    let h = Scenario::parse("gpus=8&gpu=h100")
+        .unwrap()
+        .setup()
+        .unwrap()
+        .cluster();
     let nvls = cost(&h, Op::AllReduce, Algo::Nvls, 4294967296.0).unwrap();
     let ring = cost(&h, Op::AllReduce, Algo::Ring, 4294967296.0).unwrap();
     assert!(
@@ -155,6 +168,8 @@ fn nvls_needs_an_nvswitch_that_reduces() {
 fn slower_networks_cost_more_across_nodes() {
     let q = |net: &str| {
         let c = Scenario::parse(&format!("gpus=64&gpu=h100&inter={net}"))
+            .unwrap()
+            .setup()
             .unwrap()
             .cluster();
         cost(&c, Op::AllReduce, Algo::Ring, 1073741824.0)
@@ -200,9 +215,8 @@ proptest! {
         let (lenient, _) = Scenario::parse_lenient(&q);
         prop_assert!(lenient.validate().is_ok(), "lenient result must be valid: {q}");
         for cmd in ["collective", "step"] {
-            if let Err(e) = gpu_scaling_lab::cli::query(cmd, &q) {
-                prop_assert!(!e.is_empty());
-            }
+            let out = gpu_scaling_lab::cli::run(&[cmd.to_string(), q.clone()]);
+            prop_assert!(out.status == 0 || !out.stderr.is_empty());
         }
     }
 }

@@ -26,7 +26,7 @@ fn scenario(n: u32, per_node: u32, intra: &str) -> Scenario {
 
 fn check(n: u32, per_node: u32, op: Op, algo: Algo, intra: &str, exact_time: bool) {
     let sc = scenario(n, per_node, intra);
-    let c = sc.cluster();
+    let c = sc.setup().unwrap().cluster();
     let bytes = 64.0 * 1048576.0;
     let label = format!("n={n} per_node={per_node} {} {}", op.id(), algo.id());
     let s = match Schedule::build(&c, op, algo, bytes) {
@@ -128,7 +128,7 @@ fn tree_rounds_never_exceed_their_charge() {
         (12, 2),
         (9, 1),
     ] {
-        let c = scenario(n, per_node, "nvlink4").cluster();
+        let c = scenario(n, per_node, "nvlink4").setup().unwrap().cluster();
         let s = Schedule::build(&c, Op::AllReduce, Algo::Tree, 64.0 * 1048576.0).unwrap();
         for r in &s.rounds {
             let g = group_of(&r.transfers, s.per_node, None, s.part_bytes, false);
@@ -161,7 +161,7 @@ fn nvls_inside_one_switch() {
 fn auto_schedules_are_what_auto_costs() {
     for n in [1, 2, 5, 8, 16, 24, 64] {
         for bytes in [4096.0, 1048576.0, 1073741824.0] {
-            let c = scenario(n, 8, "nvlink4").cluster();
+            let c = scenario(n, 8, "nvlink4").setup().unwrap().cluster();
             let s = Schedule::build(&c, Op::AllReduce, Algo::Auto, bytes).unwrap();
             let closed = cost(&c, Op::AllReduce, Algo::Auto, bytes).unwrap();
             assert_eq!(s.algo, closed.algorithm);
@@ -174,7 +174,7 @@ fn auto_schedules_are_what_auto_costs() {
 fn bytes_moved_equal_the_textbook_volume() {
     // A ring all-reduce moves 2(n−1)/n·S out of every GPU (Thakur et al. 2005).
     for n in [2u32, 3, 8, 17] {
-        let c = scenario(n, 8, "nvlink4").cluster();
+        let c = scenario(n, 8, "nvlink4").setup().unwrap().cluster();
         let bytes = 1048576.0 * f64::from(n);
         let s = Schedule::build(&c, Op::AllReduce, Algo::Ring, bytes).unwrap();
         let sent: f64 = s
@@ -196,7 +196,7 @@ fn bytes_moved_equal_the_textbook_volume() {
 fn a_broken_schedule_is_caught() {
     // Executing must fail, not pass silently, when a schedule adds a contribution twice or
     // leaves a GPU without the full sum.
-    let c = scenario(4, 8, "nvlink4").cluster();
+    let c = scenario(4, 8, "nvlink4").setup().unwrap().cluster();
     let mut s = Schedule::build(&c, Op::AllReduce, Algo::Ring, 4096.0).unwrap();
     let first = s.rounds[0].clone();
     s.rounds.insert(1, first);

@@ -4,7 +4,7 @@
 //! `tests/data/extra-cases.csv` holds further published results, each with its source.
 #![cfg(not(target_arch = "wasm32"))]
 
-use gpu_scaling_lab::cli::query;
+use gpu_scaling_lab::model::report::evaluate_metric;
 use std::path::Path;
 
 struct Case {
@@ -69,10 +69,8 @@ fn run(kind: &str) {
     let mut n = 0;
     for c in all_cases().into_iter().filter(|c| c.command == kind) {
         n += 1;
-        let v = query(&c.command, &c.query).unwrap_or_else(|e| panic!("{}: {e}", c.id));
-        let got = v[&c.metric]
-            .as_f64()
-            .unwrap_or_else(|| panic!("{}: no metric {}", c.id, c.metric));
+        let got = evaluate_metric(&c.command, &c.query, &c.metric)
+            .unwrap_or_else(|e| panic!("{}: {e}", c.id));
         println!(
             "{:<28} {:>14} = {:>10.3}  band [{}, {}]",
             c.id, c.metric, got, c.low, c.high

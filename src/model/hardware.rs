@@ -42,14 +42,20 @@ impl Precision {
         Precision::ALL.into_iter().find(|p| p.id() == id)
     }
 
+    /// Whether tensors are kept in 32-bit floats (fp32 training, or TF32 math on fp32 tensors).
+    pub fn is_fp32(self) -> bool {
+        matches!(self, Precision::Fp32 | Precision::Tf32)
+    }
+
     /// Bytes of one gradient element as it is all-reduced. Mixed precision keeps fp32 master
     /// weights but communicates gradients in the 16-bit type (Micikevicius et al. 2018, "Mixed
     /// Precision Training"); fp8 training still reduces bf16 gradients (NVIDIA Transformer Engine
     /// docs: FP8 is used for GEMM inputs only). TF32 is a math mode on fp32 tensors.
     pub fn grad_bytes(self) -> f64 {
-        match self {
-            Precision::Fp32 | Precision::Tf32 => 4.0,
-            Precision::Fp16 | Precision::Bf16 | Precision::Fp8 => 2.0,
+        if self.is_fp32() {
+            4.0
+        } else {
+            2.0
         }
     }
 }

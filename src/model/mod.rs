@@ -3,6 +3,8 @@
 
 pub mod collective;
 pub mod hardware;
+pub mod keys;
+pub mod report;
 pub mod scenario;
 pub mod schedule;
 pub mod step;

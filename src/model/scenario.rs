@@ -1,13 +1,18 @@
 //! The scenario string: `key=value&key=value`, shared by the app's URL hash and the CLI.
 //!
-//! Parsing is strict ([`Scenario::parse`]): the first problem is an error naming the key and what
-//! is accepted. The app uses [`Scenario::parse_lenient`], which keeps the default for each bad key
-//! and reports every problem, so the rest of the page keeps working.
+//! The keys themselves are rows of [`super::keys::KEYS`]; this module holds the typed
+//! [`Scenario`] they write, parses and prints it through that table, and resolves it once into a
+//! [`Setup`] — every default filled in, every cross-key rule checked — which is what the model
+//! reads. Parsing is strict ([`Scenario::parse`]: the first problem is an error naming the key and
+//! what is accepted); the app uses [`Scenario::parse_lenient`], which keeps the default for each
+//! bad key and reports every problem, so the rest of the page keeps working.
 
 use super::collective::{Algo, Cluster, Op};
 use super::hardware::{self, Fabric, Gpu, NetKind, Network, Precision};
-use super::units::{format_bytes, parse_bytes};
-use super::workload::{self, Recompute, Workload};
+pub use super::keys::MAX_GPUS;
+use super::keys::{self, Bytes, KEYS};
+use super::units::GIB;
+use super::workload::{self, Arch, Recompute, Workload};
 use super::ModelError;
 
 /// Speedup baseline.
@@ -15,11 +20,14 @@ use super::ModelError;
 pub enum Scaling {
     /// One GPU runs the same per-replica batch; the global batch grows with the GPUs.
     Weak,
-    /// One GPU runs the whole global batch (with gradient accumulation).
+    /// One GPU runs the whole global batch (with gradient accumulation); the global batch stays.
     Strong,
 }
 
 impl Scaling {
+    /// Both, in the order the UI lists them.
+    pub const ALL: [Scaling; 2] = [Scaling::Weak, Scaling::Strong];
+
     /// Scenario id.
     pub fn id(self) -> &'static str {
         match self {
@@ -29,71 +37,120 @@ impl Scaling {
     }
 }
 
-/// Largest GPU count the model accepts (the sweep's range).
-pub const MAX_GPUS: u32 = 65_536;
+/// The attention kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Attn {
+    /// FlashAttention (Dao et al. 2022): the s×s score matrix is never written to HBM; the
+    /// backward pass recomputes it tile by tile.
+    Flash,
+    /// Eager attention: scores, softmax and dropout mask are stored for the backward pass
+    /// (Korthikanti et al. 2022, eq. 1: the 5·a·s/h term).
+    Eager,
+}
 
-/// Every key, in canonical order.
-pub const KEYS: [&str; 27] = [
-    "op",
-    "gpus",
-    "per_node",
-    "gpu",
-    "intra",
-    "inter",
-    "nics",
-    "algo",
-    "bytes",
-    "model",
-    "params",
-    "flops",
-    "layers",
-    "hidden",
-    "heads",
-    "seq",
-    "vocab",
-    "batch",
-    "micro",
-    "precision",
-    "tp",
-    "pp",
-    "zero",
-    "recompute",
-    "overlap",
-    "scaling",
-    "data_rate",
-];
+impl Attn {
+    /// Both, default first.
+    pub const ALL: [Attn; 2] = [Attn::Flash, Attn::Eager];
 
-/// A parsed scenario. Fields that default from others are `Option`s; the accessors resolve them.
+    /// Scenario id.
+    pub fn id(self) -> &'static str {
+        match self {
+            Attn::Flash => "flash",
+            Attn::Eager => "eager",
+        }
+    }
+}
+
+/// The workload key: a preset, or a custom model described by the shape keys.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Model {
+    /// One of [`workload::PRESETS`]; shape keys override its shape.
+    Preset(&'static Workload),
+    /// A transformer by `layers`, `hidden`, … or any model by `params` and `flops`.
+    Custom,
+}
+
+impl Model {
+    /// Scenario id.
+    pub fn id(&self) -> &'static str {
+        match self {
+            Model::Preset(w) => w.id,
+            Model::Custom => "custom",
+        }
+    }
+}
+
+/// A parsed scenario: what the user gave, one field per key of [`KEYS`]. Fields whose default
+/// depends on other keys are `Option`s; [`Scenario::setup`] resolves them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
+    /// The collective of the `collective` command and the collective card.
     pub op: Op,
+    /// GPUs in the job.
     pub gpus: u32,
+    /// GPUs per node.
     pub per_node: Option<u32>,
+    /// The accelerator.
     pub gpu: &'static Gpu,
+    /// The fabric inside a node.
     pub intra: Option<&'static Fabric>,
+    /// The network between nodes.
     pub inter: Option<&'static Network>,
+    /// NICs per node.
     pub nics: Option<u32>,
+    /// The collective algorithm (`auto`: NCCL's choice).
     pub algo: Algo,
-    pub bytes: f64,
-    /// Preset id or `custom`.
-    pub model: &'static str,
+    /// Message size of the collective.
+    pub bytes: Bytes,
+    /// The workload.
+    pub model: Model,
+    /// A custom model's parameter count.
     pub params: Option<f64>,
+    /// A custom model's training FLOPs per sample.
     pub flops: Option<f64>,
+    /// Transformer layers (overrides the preset's).
     pub layers: Option<u32>,
+    /// Transformer hidden size (overrides the preset's).
     pub hidden: Option<u32>,
+    /// Attention heads (overrides the preset's).
     pub heads: Option<u32>,
+    /// Sequence length (overrides the preset's).
     pub seq: Option<u32>,
+    /// Vocabulary (overrides the preset's).
     pub vocab: Option<u32>,
+    /// Global batch, samples.
     pub batch: Option<u64>,
+    /// Micro-batch per GPU, samples.
     pub micro: Option<u32>,
+    /// Training math.
     pub precision: Option<Precision>,
+    /// Tensor-parallel degree.
     pub tp: u32,
+    /// Sequence parallelism with tensor parallelism.
+    pub sp: Option<bool>,
+    /// Pipeline stages.
     pub pp: u32,
-    pub zero: u8,
-    pub recompute: Option<Recompute>,
+    /// Interleaved pipeline: model chunks per pipeline GPU.
+    pub vpp: u32,
+    /// ZeRO / FSDP stage.
+    pub zero: Option<u8>,
+    /// Attention kernel.
+    pub attn: Attn,
+    /// Activation recomputation.
+    pub recompute: Recompute,
+    /// Whether the gradient sync overlaps the backward pass.
     pub overlap: bool,
+    /// Speedup baseline.
     pub scaling: Scaling,
+    /// Input-pipeline samples/s per node.
     pub data_rate: Option<f64>,
+}
+
+/// The default workload: Llama 3 8B, a model people train today. With ZeRO resolved to FSDP when
+/// the training state does not fit one GPU (as torchtitan trains it), it fits on 8 H100s and shows
+/// the story: near-linear inside a node, then the network and the fixed per-step work take over.
+fn default_model() -> Model {
+    Model::Preset(&workload::PRESETS[3])
 }
 
 impl Default for Scenario {
@@ -107,8 +164,8 @@ impl Default for Scenario {
             inter: None,
             nics: None,
             algo: Algo::Auto,
-            bytes: 1073741824.0,
-            model: "llama3-8b",
+            bytes: Bytes(GIB),
+            model: default_model(),
             params: None,
             flops: None,
             layers: None,
@@ -120,9 +177,12 @@ impl Default for Scenario {
             micro: None,
             precision: None,
             tp: 1,
+            sp: None,
             pp: 1,
-            zero: 0,
-            recompute: None,
+            vpp: 1,
+            zero: None,
+            attn: Attn::Flash,
+            recompute: Recompute::None,
             overlap: true,
             scaling: Scaling::Weak,
             data_rate: None,
@@ -130,42 +190,84 @@ impl Default for Scenario {
     }
 }
 
-fn ids<T>(items: &[T], id: impl Fn(&T) -> &'static str) -> String {
-    items.iter().map(id).collect::<Vec<_>>().join(", ")
+/// Everything the model reads, resolved once from a [`Scenario`]: no `Option`s, every cross-key
+/// rule checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setup {
+    /// The collective.
+    pub op: Op,
+    /// GPUs in the job.
+    pub gpus: u32,
+    /// GPUs per node (a job smaller than a node uses part of one).
+    pub per_node: u32,
+    /// The accelerator.
+    pub gpu: &'static Gpu,
+    /// The fabric inside a node.
+    pub intra: &'static Fabric,
+    /// The network between nodes.
+    pub inter: &'static Network,
+    /// NICs per node.
+    pub nics: u32,
+    /// The collective algorithm.
+    pub algo: Algo,
+    /// Message size of the collective, bytes.
+    pub bytes: f64,
+    /// The workload with every shape override applied.
+    pub workload: Workload,
+    /// Training math.
+    pub precision: Precision,
+    /// Tensor-parallel degree.
+    pub tp: u32,
+    /// Sequence parallelism.
+    pub sp: bool,
+    /// Pipeline stages.
+    pub pp: u32,
+    /// Model chunks per pipeline GPU (interleaved 1F1B).
+    pub vpp: u32,
+    /// Data-parallel replicas.
+    pub dp: u32,
+    /// Replicas that have samples to work on (fewer than `dp` when a strong-scaling batch is
+    /// smaller than the replica count: the rest idle).
+    pub dp_active: u32,
+    /// ZeRO / FSDP stage.
+    pub zero: u8,
+    /// Attention kernel.
+    pub attn: Attn,
+    /// Activation recomputation.
+    pub recompute: Recompute,
+    /// Gradient sync overlapped with the backward pass.
+    pub overlap: bool,
+    /// Speedup baseline.
+    pub scaling: Scaling,
+    /// Micro-batch per GPU, samples.
+    pub micro: u32,
+    /// Global batch, samples.
+    pub batch: u64,
+    /// Micro-batches per step per pipeline.
+    pub micro_batches: u64,
+    /// Input-pipeline samples/s per node.
+    pub data_rate: f64,
 }
 
-fn int(key: &str, v: &str, lo: u64, hi: u64) -> Result<u64, ModelError> {
-    let n: u64 = v.parse().map_err(|_| {
-        ModelError::new(
-            key,
-            format!("'{v}' is not a whole number; accepted: {lo}…{hi}"),
-        )
-    })?;
-    if n < lo || n > hi {
-        return Err(ModelError::new(
-            key,
-            format!("{n} is out of range; accepted: {lo}…{hi}"),
-        ));
+impl Setup {
+    /// The cluster the collectives run on.
+    pub fn cluster(&self) -> Cluster {
+        Cluster {
+            gpus: self.gpus,
+            per_node: self.per_node,
+            gpu: self.gpu,
+            intra: self.intra,
+            inter: self.inter,
+            nics: self.nics,
+            net_scale: 1.0,
+            intra_scale: 1.0,
+        }
     }
-    Ok(n)
-}
 
-fn small(key: &str, v: &str, lo: u32, hi: u32) -> Result<u32, ModelError> {
-    // Bounded by `hi`, so the narrowing cannot fail.
-    int(key, v, u64::from(lo), u64::from(hi)).map(|n| n as u32)
-}
-
-fn real(key: &str, v: &str, lo: f64, hi: f64) -> Result<f64, ModelError> {
-    let x: f64 = v.parse().map_err(|_| {
-        ModelError::new(key, format!("'{v}' is not a number; accepted: {lo}…{hi:e}"))
-    })?;
-    if !x.is_finite() || x < lo || x > hi {
-        return Err(ModelError::new(
-            key,
-            format!("'{v}' is out of range; accepted: {lo}…{hi:e}"),
-        ));
+    /// Nodes the job spans.
+    pub fn nodes(&self) -> u32 {
+        self.gpus.div_ceil(self.per_node)
     }
-    Ok(x)
 }
 
 impl Scenario {
@@ -224,471 +326,347 @@ impl Scenario {
 
     /// Sets one key from its text value.
     pub fn set(&mut self, k: &str, v: &str) -> Result<(), ModelError> {
-        match k {
-            "op" => {
-                self.op = Op::from_id(v).ok_or_else(|| {
-                    ModelError::new(
-                        k,
-                        format!("unknown '{v}'; accepted: {}", ids(&Op::ALL, |o| o.id())),
-                    )
-                })?
-            }
-            "gpus" => self.gpus = small(k, v, 1, MAX_GPUS)?,
-            "per_node" => self.per_node = Some(small(k, v, 1, 72)?),
-            "gpu" => {
-                self.gpu = hardware::gpu(v).ok_or_else(|| {
-                    ModelError::new(
-                        k,
-                        format!(
-                            "unknown '{v}'; accepted: {}",
-                            ids(&hardware::GPUS, |g| g.id)
-                        ),
-                    )
-                })?
-            }
-            "intra" => {
-                self.intra = Some(hardware::fabric(v).ok_or_else(|| {
-                    ModelError::new(
-                        k,
-                        format!(
-                            "unknown '{v}'; accepted: {}",
-                            ids(&hardware::FABRICS, |f| f.id)
-                        ),
-                    )
-                })?)
-            }
-            "inter" => {
-                self.inter = Some(hardware::network(v).ok_or_else(|| {
-                    ModelError::new(
-                        k,
-                        format!(
-                            "unknown '{v}'; accepted: {}",
-                            ids(&hardware::NETWORKS, |n| n.id)
-                        ),
-                    )
-                })?)
-            }
-            "nics" => self.nics = Some(small(k, v, 1, 8)?),
-            "algo" => {
-                self.algo = Algo::from_id(v).ok_or_else(|| {
-                    ModelError::new(
-                        k,
-                        format!("unknown '{v}'; accepted: {}", ids(&Algo::ALL, |a| a.id())),
-                    )
-                })?
-            }
-            "bytes" => {
-                let b = parse_bytes(v).ok_or_else(|| {
-                    ModelError::new(
-                        k,
-                        format!("'{v}' is not a size; accepted: a whole number of bytes or forms like 64MiB, 1GiB"),
-                    )
-                })?;
-                if !(1.0..=1099511627776.0).contains(&b) {
-                    return Err(ModelError::new(
-                        k,
-                        format!("'{v}' is out of range; accepted: 1 byte … 1TiB"),
-                    ));
-                }
-                self.bytes = b;
-            }
-            "model" => {
-                self.model = if v == "custom" {
-                    "custom"
-                } else {
-                    workload::preset(v)
-                        .ok_or_else(|| {
-                            ModelError::new(
-                                k,
-                                format!("unknown '{v}'; accepted: {}", workload::ids()),
-                            )
-                        })?
-                        .id
-                }
-            }
-            "params" => self.params = Some(real(k, v, 1.0, 1e14)?),
-            "flops" => self.flops = Some(real(k, v, 1.0, 1e20)?),
-            "layers" => self.layers = Some(small(k, v, 1, 1000)?),
-            "hidden" => self.hidden = Some(small(k, v, 1, 131_072)?),
-            "heads" => self.heads = Some(small(k, v, 1, 1024)?),
-            "seq" => self.seq = Some(small(k, v, 1, 1_048_576)?),
-            "vocab" => self.vocab = Some(small(k, v, 1, 1_000_000)?),
-            "batch" => self.batch = Some(int(k, v, 1, 1 << 24)?),
-            "micro" => self.micro = Some(small(k, v, 1, 65_536)?),
-            "precision" => {
-                self.precision = Some(Precision::from_id(v).ok_or_else(|| {
-                    ModelError::new(
-                        k,
-                        format!(
-                            "unknown '{v}'; accepted: {}",
-                            ids(&Precision::ALL, |p| p.id())
-                        ),
-                    )
-                })?)
-            }
-            "tp" => self.tp = small(k, v, 1, 72)?,
-            "pp" => self.pp = small(k, v, 1, 1000)?,
-            "zero" => self.zero = small(k, v, 0, 3)? as u8,
-            "recompute" => {
-                self.recompute = Some(Recompute::from_id(v).ok_or_else(|| {
-                    ModelError::new(k, format!("unknown '{v}'; accepted: none, selective, full"))
-                })?)
-            }
-            "overlap" => {
-                self.overlap = match v {
-                    "1" => true,
-                    "0" => false,
-                    _ => return Err(ModelError::new(k, format!("'{v}'; accepted: 0, 1"))),
-                }
-            }
-            "scaling" => {
-                self.scaling = match v {
-                    "weak" => Scaling::Weak,
-                    "strong" => Scaling::Strong,
-                    _ => {
-                        return Err(ModelError::new(
-                            k,
-                            format!("unknown '{v}'; accepted: weak, strong"),
-                        ))
-                    }
-                }
-            }
-            "data_rate" => self.data_rate = Some(real(k, v, 1e-3, 1e9)?),
-            _ => {
-                return Err(ModelError::new(
-                    k,
-                    format!("unknown key; accepted: {}", KEYS.join(", ")),
-                ))
-            }
-        }
-        Ok(())
+        let key = keys::key(k).ok_or_else(|| {
+            ModelError::new(k, format!("unknown key; accepted: {}", keys::names()))
+        })?;
+        (key.field)(self)
+            .set_text(v, &key.accepts)
+            .map_err(|m| ModelError::new(k, m))
+    }
+
+    /// The value of one key in scenario syntax, `None` when it is unset (derived).
+    pub fn get(&self, k: &str) -> Option<String> {
+        let key = keys::key(k)?;
+        (key.field)(&mut self.clone()).text()
     }
 
     /// Puts the keys named in `keys` (joined by `+`) back to their defaults.
     /// An empty value in the app's controls means "back to the default" too.
-    pub fn reset(&mut self, keys: &str) {
+    pub fn reset(&mut self, names: &str) {
         let d = Scenario::default();
-        for k in keys.split('+') {
-            match k {
-                "op" => self.op = d.op,
-                "gpu" => self.gpu = d.gpu,
-                "bytes" => self.bytes = d.bytes,
-                "zero" => self.zero = d.zero,
-                "overlap" => self.overlap = d.overlap,
-                "scaling" => self.scaling = d.scaling,
-                "data_rate" => self.data_rate = d.data_rate,
-                "gpus" => self.gpus = d.gpus,
-                "per_node" => self.per_node = d.per_node,
-                "intra" => self.intra = d.intra,
-                "inter" => self.inter = d.inter,
-                "nics" => self.nics = d.nics,
-                "algo" => self.algo = d.algo,
-                "model" => self.model = d.model,
-                "params" => self.params = d.params,
-                "flops" => self.flops = d.flops,
-                "layers" => self.layers = d.layers,
-                "hidden" => self.hidden = d.hidden,
-                "heads" => self.heads = d.heads,
-                "seq" => self.seq = d.seq,
-                "vocab" => self.vocab = d.vocab,
-                "batch" => self.batch = d.batch,
-                "micro" => self.micro = d.micro,
-                "precision" => self.precision = d.precision,
-                "tp" => self.tp = d.tp,
-                "pp" => self.pp = d.pp,
-                "recompute" => self.recompute = d.recompute,
-                _ => {}
+        for k in names.split('+') {
+            if let Some(key) = keys::key(k) {
+                match d.get(k) {
+                    // The default's own text always parses.
+                    Some(t) => {
+                        let _ = (key.field)(self).set_text(&t, &key.accepts);
+                    }
+                    None => {
+                        (key.field)(self).unset();
+                    }
+                }
             }
         }
     }
 
-    /// GPUs per node, resolved: at most 8 by default, and a job smaller than a node uses part of
-    /// one node.
-    pub fn per_node(&self) -> u32 {
-        self.per_node.unwrap_or(8).min(self.gpus).max(1)
-    }
-
-    /// Intra-node fabric, resolved from the GPU when not given.
-    pub fn intra(&self) -> &'static Fabric {
-        self.intra
-            .or_else(|| hardware::fabric(self.gpu.default_intra))
-            .unwrap_or(&hardware::FABRICS[0])
-    }
-
-    /// Inter-node network, resolved: `none` for one node, else the GPU generation's usual fabric.
-    pub fn inter(&self) -> &'static Network {
-        if let Some(n) = self.inter {
-            return n;
-        }
-        let nodes = self.gpus.div_ceil(self.per_node());
-        let id = if nodes <= 1 {
-            "none"
-        } else {
-            match self.gpu.id {
-                "v100" => "ib-edr",
-                "a100" => "ib-hdr",
-                "b200" => "ib-xdr",
-                "mi300x" => "roce400",
-                "rtx4090" => "tcp25",
-                _ => "ib-ndr",
-            }
-        };
-        hardware::network(id).unwrap_or(&hardware::NETWORKS[0])
-    }
-
-    /// NICs per node, resolved: one per GPU (up to 8) on RDMA fabrics, one on TCP.
-    pub fn nics(&self) -> u32 {
-        self.nics.unwrap_or(match self.inter().kind {
-            NetKind::Rdma => self.per_node().min(8),
-            _ => 1,
-        })
-    }
-
-    /// The cluster the collectives run on.
-    pub fn cluster(&self) -> Cluster {
-        Cluster {
-            gpus: self.gpus,
-            per_node: self.per_node(),
-            gpu: self.gpu,
-            intra: self.intra(),
-            inter: self.inter(),
-            nics: self.nics(),
-            net_scale: 1.0,
-            intra_scale: 1.0,
-        }
-    }
-
-    /// The workload, resolved.
-    pub fn workload(&self) -> Workload {
-        if self.model != "custom" {
-            return workload::preset(self.model)
-                .copied()
-                .unwrap_or(workload::PRESETS[3]);
-        }
-        match (self.params, self.layers.or(self.hidden)) {
-            (Some(p), None) => {
-                let flops = self
-                    .flops
-                    .unwrap_or(6.0 * p * f64::from(self.seq.unwrap_or(1)));
-                workload::custom_generic(p, flops)
-            }
-            _ => workload::custom_transformer(
-                self.layers.unwrap_or(32),
-                self.hidden.unwrap_or(4096),
-                self.heads.unwrap_or(32),
-                self.seq.unwrap_or(2048),
-                self.vocab.unwrap_or(50257),
-            ),
-        }
-    }
-
-    /// Precision, resolved: bf16 where the GPU has it, else fp16.
-    pub fn precision(&self) -> Precision {
-        self.precision
-            .unwrap_or(if self.gpu.peak_flops(Precision::Bf16).is_some() {
-                Precision::Bf16
-            } else {
-                Precision::Fp16
-            })
-    }
-
-    /// Recomputation, resolved: transformers recompute the attention core (selective, as
-    /// FlashAttention does by construction), other models nothing.
-    pub fn recompute(&self) -> Recompute {
-        self.recompute.unwrap_or(match self.workload().arch {
-            workload::Arch::Transformer { .. } => Recompute::Selective,
-            workload::Arch::Generic { .. } => Recompute::None,
-        })
-    }
-
-    /// Data-parallel replicas.
-    pub fn dp(&self) -> u32 {
-        (self.gpus / (self.tp * self.pp).max(1)).max(1)
-    }
-
-    /// Micro-batch per GPU, resolved from the workload.
-    pub fn micro(&self) -> u32 {
-        self.micro.unwrap_or(self.workload().default_micro)
-    }
-
-    /// Global batch, resolved: one micro-batch per replica, or 4·pp of them with a pipeline so
-    /// its bubble stays moderate.
-    pub fn batch(&self) -> u64 {
-        let per_replica = if self.pp > 1 { 4 * self.pp } else { 1 };
-        self.batch
-            .unwrap_or(u64::from(self.micro()) * u64::from(self.dp()) * u64::from(per_replica))
-    }
-
-    /// Input-pipeline rate per node, samples/s.
-    pub fn data_rate(&self) -> f64 {
-        self.data_rate.unwrap_or(self.workload().default_data_rate)
+    /// The setup of a scenario the lenient parse produced (always valid), falling back to the
+    /// default scenario's for one that is not.
+    pub fn resolved(&self) -> Setup {
+        self.setup()
+            .or_else(|_| Scenario::default().setup())
+            .expect("the default scenario resolves (tested by empty_string_gives_defaults)")
     }
 
     /// Cross-key checks.
     pub fn validate(&self) -> Result<(), ModelError> {
-        let pn = self.per_node();
-        if self.gpus > pn && self.gpus % pn != 0 {
+        self.setup().map(|_| ())
+    }
+
+    /// The canonical scenario string: in [`KEYS`] order, every key that was given and differs
+    /// from the default, and the headline keys always.
+    pub fn to_query(&self) -> String {
+        let d = Scenario::default();
+        let mut me = self.clone();
+        let mut out: Vec<String> = Vec::new();
+        for k in KEYS {
+            let Some(v) = (k.field)(&mut me).text() else {
+                continue;
+            };
+            if k.always || d.get(k.name).as_deref() != Some(v.as_str()) {
+                out.push(format!("{}={v}", k.name));
+            }
+        }
+        out.join("&")
+    }
+
+    /// GPUs per node as given (8 when not), before a small job is fitted into one node.
+    fn node_size(&self) -> u32 {
+        self.per_node.unwrap_or(8)
+    }
+
+    /// The workload with the shape keys applied. Shape keys override a preset's shape: its
+    /// parameter count is scaled by the ratio of Narayanan et al.'s eq. 2 for the new and the old
+    /// shape, so a preset keeps its published count (SwiGLU, GQA) and responds to the change.
+    fn workload(&self) -> Result<Workload, ModelError> {
+        let shape_keys = [
+            ("layers", self.layers),
+            ("hidden", self.hidden),
+            ("heads", self.heads),
+            ("seq", self.seq),
+            ("vocab", self.vocab),
+        ];
+        let given = shape_keys
+            .iter()
+            .find(|(_, v)| v.is_some())
+            .map(|(k, _)| *k);
+        match self.model {
+            Model::Preset(w) => {
+                for (k, v) in [("params", self.params), ("flops", self.flops)] {
+                    if v.is_some() {
+                        return Err(ModelError::new(
+                            k,
+                            format!("{k} describes a model=custom; model={} has its own", w.id),
+                        ));
+                    }
+                }
+                match (w.arch, given) {
+                    (_, None) => Ok(*w),
+                    (Arch::Generic { .. }, Some(k)) => Err(ModelError::new(
+                        k,
+                        format!("{k} applies to transformers; model={} is not one", w.id),
+                    )),
+                    (
+                        Arch::Transformer {
+                            layers,
+                            hidden,
+                            heads,
+                            seq,
+                            vocab,
+                        },
+                        Some(_),
+                    ) => {
+                        let new = workload::custom_transformer(
+                            self.layers.unwrap_or(layers),
+                            self.hidden.unwrap_or(hidden),
+                            self.heads.unwrap_or(heads),
+                            self.seq.unwrap_or(seq),
+                            self.vocab.unwrap_or(vocab),
+                        );
+                        let old = workload::custom_transformer(layers, hidden, heads, seq, vocab);
+                        Ok(Workload {
+                            id: w.id,
+                            name: w.name,
+                            params: w.params * new.params / old.params,
+                            arch: new.arch,
+                            ..*w
+                        })
+                    }
+                }
+            }
+            Model::Custom => match (self.params, given) {
+                (Some(p), None) => {
+                    let flops = self
+                        .flops
+                        .unwrap_or(6.0 * p * f64::from(self.seq.unwrap_or(1)));
+                    Ok(workload::custom_generic(p, flops))
+                }
+                (Some(_), Some(k)) => Err(ModelError::new(
+                    &format!("params+{k}"),
+                    "describe a custom model either by params (and flops) or by its shape",
+                )),
+                (None, _) => {
+                    if self.flops.is_some() {
+                        return Err(ModelError::new("flops", "flops needs params"));
+                    }
+                    Ok(workload::custom_transformer(
+                        self.layers.unwrap_or(32),
+                        self.hidden.unwrap_or(4096),
+                        self.heads.unwrap_or(32),
+                        self.seq.unwrap_or(2048),
+                        self.vocab.unwrap_or(50257),
+                    ))
+                }
+            },
+        }
+    }
+
+    /// Resolves every default and checks every cross-key rule: the one place the model's inputs
+    /// are decided.
+    pub fn setup(&self) -> Result<Setup, ModelError> {
+        let gpus = self.gpus;
+        let pn = self.node_size().min(gpus).max(1);
+        if gpus > pn && gpus % pn != 0 {
             return Err(ModelError::new(
                 "gpus+per_node",
                 format!(
-                    "gpus={} is not a multiple of per_node={}; accepted: whole nodes (e.g. {} or {})",
-                    self.gpus,
-                    pn,
-                    self.gpus / pn * pn,
-                    (self.gpus / pn + 1) * pn
+                    "gpus={gpus} is not a multiple of per_node={pn}; accepted: whole nodes (e.g. {} or {})",
+                    gpus / pn * pn,
+                    (gpus / pn + 1) * pn
                 ),
             ));
         }
-        if self.inter.is_some_and(|n| n.kind == NetKind::None) && self.gpus > pn {
-            return Err(ModelError::new(
-                "inter",
-                format!(
-                    "inter=none allows one node only, but gpus={} over per_node={} is {} nodes; pick a network",
-                    self.gpus,
-                    pn,
-                    self.gpus / pn
-                ),
-            ));
-        }
-        if self.gpu.peak_flops(self.precision()).is_none() {
+        let nodes = gpus.div_ceil(pn);
+        let inter = match self.inter {
+            Some(n) if n.kind == NetKind::None && nodes > 1 => {
+                return Err(ModelError::new(
+                    "inter",
+                    format!(
+                        "inter=none allows one node only, but gpus={gpus} over per_node={pn} is {nodes} nodes; pick a network"
+                    ),
+                ))
+            }
+            Some(n) => n,
+            None => default_network(self.gpu, nodes),
+        };
+        let intra = self
+            .intra
+            .or_else(|| hardware::fabric(self.gpu.default_intra))
+            .unwrap_or(&hardware::FABRICS[0]);
+        let nics = self.nics.unwrap_or(match inter.kind {
+            NetKind::Rdma => pn.min(8),
+            _ => 1,
+        });
+        let precision =
+            self.precision
+                .unwrap_or(if self.gpu.peak_flops(Precision::Bf16).is_some() {
+                    Precision::Bf16
+                } else {
+                    Precision::Fp16
+                });
+        if self.gpu.peak_flops(precision).is_none() {
             return Err(ModelError::new(
                 "precision",
                 format!(
                     "{} has no {} math; accepted: {}",
                     self.gpu.id,
-                    self.precision().id(),
+                    precision.id(),
                     self.gpu.precision_ids().join(", ")
                 ),
             ));
         }
-        if self.model != "custom"
-            && (self.params.is_some()
-                || self.flops.is_some()
-                || self.layers.is_some()
-                || self.hidden.is_some()
-                || self.heads.is_some()
-                || self.seq.is_some()
-                || self.vocab.is_some())
-        {
-            let key = [
-                ("params", self.params.is_some()),
-                ("flops", self.flops.is_some()),
-                ("layers", self.layers.is_some()),
-                ("hidden", self.hidden.is_some()),
-                ("heads", self.heads.is_some()),
-                ("seq", self.seq.is_some()),
-                ("vocab", self.vocab.is_some()),
-            ]
-            .into_iter()
-            .find(|(_, set)| *set)
-            .map(|(k, _)| k)
-            .unwrap_or("model");
-            return Err(ModelError::new(
-                key,
-                format!("{key} applies to model=custom only (model={})", self.model),
-            ));
-        }
-        if let (Some(h), Some(a)) = (self.hidden, self.heads) {
-            if h % a != 0 {
+        let workload = self.workload()?;
+        if let Arch::Transformer { hidden, heads, .. } = workload.arch {
+            if hidden % heads != 0 {
                 return Err(ModelError::new(
                     "hidden+heads",
-                    format!("hidden={h} must be a multiple of heads={a}"),
+                    format!("hidden={hidden} must be a multiple of heads={heads}"),
                 ));
             }
         }
-        if self.tp > pn {
+        let (tp, pp, vpp) = (self.tp, self.pp, self.vpp);
+        if tp > pn {
             return Err(ModelError::new(
                 "tp",
                 format!(
-                    "tp={} is larger than a node (per_node={pn}); tensor parallelism needs the node's fast links",
-                    self.tp
+                    "tp={tp} is larger than a node (per_node={pn}); tensor parallelism needs the node's fast links"
                 ),
             ));
         }
-        let w = self.workload();
-        if self.pp > w.layers() {
+        if pp * vpp > workload.layers() {
             return Err(ModelError::new(
-                "pp",
-                format!("pp={} exceeds the model's {} layers", self.pp, w.layers()),
+                if vpp > 1 { "pp+vpp" } else { "pp" },
+                format!(
+                    "pp×vpp = {pp}×{vpp} model chunks exceed the model's {} layers",
+                    workload.layers()
+                ),
             ));
         }
-        let mp = self.tp * self.pp;
-        if self.gpus % mp != 0 {
+        if vpp > 1 && pp == 1 {
+            return Err(ModelError::new(
+                "vpp",
+                "vpp interleaves pipeline stages; it needs pp > 1",
+            ));
+        }
+        let mp = tp * pp;
+        if gpus % mp != 0 {
             return Err(ModelError::new(
                 "gpus+tp+pp",
-                format!(
-                    "gpus={} is not divisible by tp×pp = {}×{} = {mp}",
-                    self.gpus, self.tp, self.pp
-                ),
+                format!("gpus={gpus} is not divisible by tp×pp = {tp}×{pp} = {mp}"),
             ));
         }
-        let step = u64::from(self.micro()) * u64::from(self.dp());
-        if self.batch() % step != 0 {
+        let dp = gpus / mp;
+        let default_micro = workload.default_micro;
+        let per_replica = u64::from(if pp > 1 { 4 * pp } else { 1 });
+        let (micro, batch, dp_active) = match self.scaling {
+            Scaling::Weak => {
+                let micro = self.micro.unwrap_or(default_micro);
+                let batch = self
+                    .batch
+                    .unwrap_or(u64::from(micro) * u64::from(dp) * per_replica);
+                (micro, batch, dp)
+            }
+            Scaling::Strong => {
+                // The global batch is fixed (default: what one full node runs); more replicas
+                // share it with smaller micro-batches, down to one sample each; replicas beyond
+                // that have nothing to do.
+                let node_replicas = u64::from((self.node_size() / mp).max(1));
+                let batch = self.batch.unwrap_or(
+                    u64::from(self.micro.unwrap_or(default_micro)) * node_replicas * per_replica,
+                );
+                let dp_active = u32::try_from(batch.min(u64::from(dp))).unwrap_or(dp);
+                let per_replica_samples = batch / u64::from(dp_active);
+                let micro = self.micro.unwrap_or(
+                    u32::try_from(
+                        (per_replica_samples / per_replica).clamp(1, u64::from(default_micro)),
+                    )
+                    .unwrap_or(1),
+                );
+                (micro, batch, dp_active)
+            }
+        };
+        let step_samples = u64::from(micro) * u64::from(dp_active);
+        if self.scaling == Scaling::Weak && batch % step_samples != 0 {
             return Err(ModelError::new(
                 "batch+micro",
                 format!(
-                    "batch={} is not a multiple of micro×dp = {}×{} = {step}",
-                    self.batch(),
-                    self.micro(),
-                    self.dp()
+                    "batch={batch} is not a multiple of micro×dp = {micro}×{dp} = {step_samples}"
                 ),
             ));
         }
-        Ok(())
+        let micro_batches = batch.div_ceil(step_samples).max(1);
+        let mut setup = Setup {
+            op: self.op,
+            gpus,
+            per_node: pn,
+            gpu: self.gpu,
+            intra,
+            inter,
+            nics,
+            algo: self.algo,
+            bytes: self.bytes.0,
+            workload,
+            precision,
+            tp,
+            sp: self.sp.unwrap_or(tp > 1),
+            pp,
+            vpp,
+            dp,
+            dp_active,
+            zero: self.zero.unwrap_or(0),
+            attn: self.attn,
+            recompute: self.recompute,
+            overlap: self.overlap,
+            scaling: self.scaling,
+            micro,
+            batch,
+            micro_batches,
+            data_rate: self.data_rate.unwrap_or(workload.default_data_rate),
+        };
+        // ZeRO's default follows what frameworks do: shard everything (FSDP) once the training
+        // state no longer fits one GPU's share.
+        if self.zero.is_none() && !super::step::memory(&setup).fits() {
+            setup.zero = 3;
+        }
+        Ok(setup)
     }
+}
 
-    /// The canonical scenario string: every key that was given, in [`KEYS`] order.
-    pub fn to_query(&self) -> String {
-        let mut out: Vec<String> = Vec::new();
-        let mut push = |k: &str, v: String| out.push(format!("{k}={v}"));
-        push("op", self.op.id().into());
-        push("gpus", self.gpus.to_string());
-        if let Some(v) = self.per_node {
-            push("per_node", v.to_string());
+/// The network a cluster of these GPUs usually has: none for one node, else the InfiniBand of its
+/// generation (RoCE for MI300X, 25 GbE for consumer cards).
+fn default_network(gpu: &Gpu, nodes: u32) -> &'static Network {
+    let id = if nodes <= 1 {
+        "none"
+    } else {
+        match gpu.id {
+            "v100" => "ib-edr",
+            "a100" => "ib-hdr",
+            "b200" => "ib-xdr",
+            "mi300x" => "roce400",
+            "rtx4090" => "tcp25",
+            _ => "ib-ndr",
         }
-        push("gpu", self.gpu.id.into());
-        if let Some(v) = self.intra {
-            push("intra", v.id.into());
-        }
-        if let Some(v) = self.inter {
-            push("inter", v.id.into());
-        }
-        if let Some(v) = self.nics {
-            push("nics", v.to_string());
-        }
-        push("algo", self.algo.id().into());
-        push("bytes", format_bytes(self.bytes));
-        push("model", self.model.into());
-        let opt = |v: Option<f64>| v.map(|x| format!("{x}"));
-        for (k, v) in [
-            ("params", opt(self.params)),
-            ("flops", opt(self.flops)),
-            ("layers", self.layers.map(|x| x.to_string())),
-            ("hidden", self.hidden.map(|x| x.to_string())),
-            ("heads", self.heads.map(|x| x.to_string())),
-            ("seq", self.seq.map(|x| x.to_string())),
-            ("vocab", self.vocab.map(|x| x.to_string())),
-            ("batch", self.batch.map(|x| x.to_string())),
-            ("micro", self.micro.map(|x| x.to_string())),
-            ("precision", self.precision.map(|x| x.id().to_string())),
-        ] {
-            if let Some(v) = v {
-                push(k, v);
-            }
-        }
-        push("tp", self.tp.to_string());
-        push("pp", self.pp.to_string());
-        push("zero", self.zero.to_string());
-        if let Some(r) = self.recompute {
-            push("recompute", r.id().into());
-        }
-        push("overlap", u8::from(self.overlap).to_string());
-        push("scaling", self.scaling.id().into());
-        if let Some(v) = self.data_rate {
-            push("data_rate", format!("{v}"));
-        }
-        out.join("&")
-    }
+    };
+    hardware::network(id).unwrap_or(&hardware::NETWORKS[0])
 }
 
 #[cfg(test)]
@@ -732,7 +710,10 @@ mod tests {
             ("gpus=8&tp=3", "gpus+tp+pp"),
             ("gpus", "gpus"),
             ("gpus=8&gpus=16", "gpus"),
-            ("layers=4", "layers"),
+            ("model=resnet50&layers=4", "layers"),
+            ("params=1e9", "params"),
+            ("gpus=16&pp=2&vpp=40", "pp+vpp"),
+            ("vpp=2", "vpp"),
         ];
         for (q, key) in cases {
             let e = Scenario::parse(q).expect_err(q);
@@ -753,12 +734,15 @@ mod tests {
 
     #[test]
     fn defaults_follow_the_hardware() {
-        let s = Scenario::parse("gpus=32&gpu=a100").unwrap();
-        assert_eq!(s.intra().id, "nvlink3");
-        assert_eq!(s.inter().id, "ib-hdr");
-        assert_eq!(s.nics(), 8);
-        let one = Scenario::parse("gpus=1").unwrap();
-        assert_eq!(one.per_node(), 1);
-        assert_eq!(one.inter().id, "none");
+        let s = Scenario::parse("gpus=32&gpu=a100")
+            .unwrap()
+            .setup()
+            .unwrap();
+        assert_eq!(s.intra.id, "nvlink3");
+        assert_eq!(s.inter.id, "ib-hdr");
+        assert_eq!(s.nics, 8);
+        let one = Scenario::parse("gpus=1").unwrap().setup().unwrap();
+        assert_eq!(one.per_node, 1);
+        assert_eq!(one.inter.id, "none");
     }
 }

@@ -1,15 +1,18 @@
 //! One training step: compute, communication, data, serial work, pipeline bubble, memory.
 //!
 //! Placement follows Megatron-LM (Narayanan et al. 2021 §3): tensor-parallel ranks are adjacent
-//! (inside a node), then pipeline stages, then data-parallel replicas.
+//! (inside a node), then pipeline stages, then data-parallel replicas. The model reads a resolved
+//! [`Setup`]; the "what if" questions of the verdict change a [`Scenario`] and resolve it again.
 
 use super::collective::{self, Algo, Cluster, Op};
-use super::scenario::{Scaling, Scenario};
-use super::workload::Recompute;
+use super::scenario::{Scaling, Scenario, Setup};
+use super::units::GIB;
+use super::workload::{Activations, Recompute};
 use super::ModelError;
 
-/// PyTorch DDP's default gradient bucket, 25 MiB (Li et al., "PyTorch Distributed", VLDB 2020):
-/// the last bucket's all-reduce cannot overlap with any backward work.
+/// PyTorch DDP's default gradient bucket, 25 MiB (Li et al., "PyTorch Distributed", VLDB 2020,
+/// §4.2 `bucket_cap_mb`): gradients are all-reduced bucket by bucket as the backward pass fills
+/// them.
 const BUCKET_BYTES: f64 = 25.0 * 1024.0 * 1024.0;
 
 /// Per-step host work that no GPU count shrinks: Python loop, optimizer kernel launches, loss
@@ -30,10 +33,22 @@ const OPTIMIZER_BYTES_MIXED: f64 = 12.0;
 /// grad, m, v; write weight, m, v, 16-bit copy ≈ 30 bytes), at HBM speed.
 const OPTIMIZER_TRAFFIC_BYTES: f64 = 30.0;
 
+/// Compute slows while an NCCL kernel runs beside it: the collective occupies SMs (one per
+/// channel) and HBM bandwidth. Rashidi et al., "Enabling Compute-Communication Overlap in
+/// Distributed Deep Learning Training Platforms" (ACE, ISCA 2021), measure overlapped training
+/// compute running up to ~1.4× slower; **assumption**: a GEMM loses 15 % of its speed for the time
+/// a collective overlaps it (the middle of the 10–40 % range such studies report).
+const OVERLAP_SLOWDOWN: f64 = 0.15;
+
+/// Share of a micro-batch's compute that is the backward pass (2 of the 6·P·s FLOPs per token are
+/// forward, 4 backward: Kaplan et al. 2020 §2.1).
+const BACKWARD_SHARE: f64 = 2.0 / 3.0;
+
 /// Where the time of one step goes, seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Breakdown {
-    /// GPU math (forward, backward, recomputation).
+    /// GPU math (forward, backward, recomputation), including its slowdown while collectives
+    /// overlap it.
     pub compute: f64,
     /// Communication not hidden behind compute.
     pub comm_exposed: f64,
@@ -55,7 +70,7 @@ impl Breakdown {
 /// Communication parts, seconds (total, before overlap).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CommParts {
-    /// Tensor-parallel all-reduces.
+    /// Tensor-parallel all-reduces (or reduce-scatter + all-gather with sequence parallelism).
     pub tp: f64,
     /// Pipeline point-to-point sends.
     pub pp: f64,
@@ -68,9 +83,13 @@ pub struct CommParts {
 /// Memory per GPU, bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Memory {
+    /// Model weights this GPU holds.
     pub weights: f64,
+    /// Gradients this GPU holds.
     pub gradients: f64,
+    /// Optimizer state this GPU holds.
     pub optimizer: f64,
+    /// Activations kept for the backward pass (and the logits on the last stage).
     pub activations: f64,
     /// Usable capacity.
     pub capacity: f64,
@@ -91,8 +110,11 @@ impl Memory {
 /// The model's answer for one scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepResult {
+    /// Where the step's time goes.
     pub breakdown: Breakdown,
+    /// Communication before overlap.
     pub comm: CommParts,
+    /// Memory per GPU.
     pub memory: Memory,
     /// Samples per second, whole cluster.
     pub throughput: f64,
@@ -112,30 +134,55 @@ pub struct StepResult {
     pub micro_batch_time: f64,
 }
 
+/// How the setup keeps its activations.
+fn activations(s: &Setup) -> Activations {
+    Activations {
+        recompute: s.recompute,
+        eager: s.attn == super::scenario::Attn::Eager,
+        tp: s.tp,
+        sp: s.sp,
+    }
+}
+
+/// Exposed time of communication that becomes ready piece by piece during a compute window.
+/// `units` equal pieces of `total` seconds become ready evenly over `window` seconds (the last at
+/// its end) and queue on the link in order: the last piece always waits after the window, and
+/// when the link is slower than the compute the queue grows, so the exposed time is
+/// max(one piece, total − (units−1)/units · window).
+pub fn exposed_after(total: f64, window: f64, units: f64) -> f64 {
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let k = units.max(1.0);
+    (total / k).max(total - (k - 1.0) / k * window)
+}
+
 /// The model of one step, without the speedup (which needs a second evaluation).
-fn step_core(sc: &Scenario, c: &Cluster) -> Result<StepResult, ModelError> {
-    sc.validate()?;
-    let w = sc.workload();
-    let p = sc.precision();
+fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
+    let w = &s.workload;
+    let p = s.precision;
     let gpu = c.gpu;
-    let (tp, pp, dp) = (sc.tp, sc.pp, sc.dp());
-    let micro = sc.micro();
-    let batch = sc.batch();
-    let m = batch / (u64::from(micro) * u64::from(dp));
+    let (tp, pp, dp) = (s.tp, s.pp, s.dp);
+    let micro = s.micro;
+    let m = s.micro_batches;
     let mf = m as f64;
     let peak = gpu
         .peak_flops(p)
         .ok_or_else(|| ModelError::new("precision", "not supported by this GPU"))?;
-    let recompute = sc.recompute();
-    let hw_flops = w.hardware_flops_per_sample(recompute);
+    let acts = activations(s);
+    let hw_flops = w.hardware_flops_per_sample(&acts);
     let model_flops = w.model_flops_per_sample();
     let per_gpu_share = f64::from(tp * pp);
-    let t_mb = sample_time(sc, tp, pp) * f64::from(micro);
-    let compute = t_mb * mf;
-    let bubble = t_mb * f64::from(pp - 1);
+    let t_mb = sample_time(s, tp, pp) * f64::from(micro);
+    let mut compute = t_mb * mf;
+    // Interleaved 1F1B (Narayanan et al. 2021 §2.2.2): with v model chunks per GPU the bubble
+    // shrinks to (p−1)/v micro-batch times.
+    let bubble = t_mb * f64::from(pp - 1) / f64::from(s.vpp);
 
     // Tensor parallel: 4 all-reduces per layer per micro-batch (2 forward, 2 backward), 6 with
-    // full recomputation (Narayanan et al. 2021 §3.2), never overlapped in this model.
+    // full recomputation (Narayanan et al. 2021 §3.2); with sequence parallelism each becomes a
+    // reduce-scatter plus an all-gather of the same bytes (Korthikanti et al. 2022 §4.2.2). Not
+    // overlapped in this model.
     let layers_per_stage = f64::from(w.layers()) / f64::from(pp);
     let mut comm = CommParts::default();
     if tp > 1 {
@@ -145,25 +192,30 @@ fn step_core(sc: &Scenario, c: &Cluster) -> Result<StepResult, ModelError> {
                 per_node: tp,
                 ..*c
             };
-            let ar = collective::cost(&tp_cluster, Op::AllReduce, Algo::Auto, bytes)?;
-            let per_layer = if recompute == Recompute::Full {
+            let one = if s.sp {
+                collective::cost(&tp_cluster, Op::ReduceScatter, Algo::Auto, bytes)?.time_s
+                    + collective::cost(&tp_cluster, Op::AllGather, Algo::Auto, bytes)?.time_s
+            } else {
+                collective::cost(&tp_cluster, Op::AllReduce, Algo::Auto, bytes)?.time_s
+            };
+            let per_layer = if s.recompute == Recompute::Full {
                 6.0
             } else {
                 4.0
             };
-            comm.tp = ar.time_s * per_layer * layers_per_stage * mf;
+            comm.tp = one * per_layer * layers_per_stage * mf;
         }
     }
     // Pipeline: each micro-batch sends its activations forward and its gradients back across each
-    // stage boundary, split over the tp ranks (Megatron's scatter/gather optimisation).
-    let gpus_per_stage = tp;
+    // stage boundary (v times with v chunks per GPU), split over the tp ranks (Megatron's
+    // scatter/gather optimisation).
     if pp > 1 {
         let bytes = w
             .boundary_bytes(micro, p)
-            .unwrap_or(w.activation_bytes_per_sample(Recompute::Full, 1, 1.0 / 50.0))
+            .unwrap_or(w.activation_bytes_per_sample(&acts, 1.0 / 50.0))
             / f64::from(tp);
-        let same_node = gpus_per_stage * 2 <= c.per_node;
-        comm.pp = 2.0 * mf * collective::p2p_time(c, bytes, same_node);
+        let same_node = tp * 2 <= c.per_node;
+        comm.pp = 2.0 * mf * f64::from(s.vpp) * collective::p2p_time(c, bytes, same_node);
     }
     // Data parallel: gradient bytes each GPU holds, synchronised over dp replicas that sit
     // tp·pp ranks apart. Replicas in one node share the node's NICs with the other groups.
@@ -171,6 +223,7 @@ fn step_core(sc: &Scenario, c: &Cluster) -> Result<StepResult, ModelError> {
     let mp = tp * pp;
     let dp_per_node = (c.per_node / mp).max(1).min(dp);
     let groups_per_node = f64::from(c.per_node.min(c.gpus)) / f64::from(dp_per_node);
+    let mut dp_exposed = 0.0;
     if dp > 1 {
         let dp_cluster = Cluster {
             gpus: dp,
@@ -179,42 +232,68 @@ fn step_core(sc: &Scenario, c: &Cluster) -> Result<StepResult, ModelError> {
             ..*c
         };
         comm.dp_crosses_nodes = dp_cluster.nodes() > 1;
-        let algo = sc.algo;
         let cost = |op: Op, bytes: f64| -> Result<f64, ModelError> {
-            Ok(collective::cost(&dp_cluster, op, algo, bytes)?.time_s)
+            Ok(collective::cost(&dp_cluster, op, s.algo, bytes)?.time_s)
         };
-        // ZeRO (Rajbhandari et al. 2020 §7): stages 1–2 reduce-scatter gradients and all-gather
-        // updated weights (the volume of one all-reduce); stage 3 also all-gathers weights for
-        // the forward and again for the backward pass (1.5×).
+        // Units the sync is cut into: DDP's 25 MiB buckets, or one per layer for the sharded
+        // (ZeRO / FSDP) collectives, which frameworks issue layer by layer.
+        let layers = f64::from(w.layers()) / f64::from(pp);
         let weight_bytes = w.params / per_gpu_share * p.grad_bytes();
-        comm.dp = match sc.zero {
-            0 => cost(Op::AllReduce, grad_bytes)?,
-            1 | 2 => cost(Op::ReduceScatter, grad_bytes)? + cost(Op::AllGather, weight_bytes)?,
-            _ => cost(Op::ReduceScatter, grad_bytes)? + 2.0 * cost(Op::AllGather, weight_bytes)?,
+        let bwd = t_mb * BACKWARD_SHARE;
+        let (total, exposed) = match s.zero {
+            // DDP: one all-reduce per bucket, during the last micro-batch's backward pass
+            // (accumulation steps skip the sync: `no_sync`).
+            0 => {
+                let buckets = (grad_bytes / BUCKET_BYTES).ceil().max(1.0);
+                let total = cost(Op::AllReduce, grad_bytes / buckets)? * buckets;
+                (total, exposed_after(total, bwd, buckets))
+            }
+            // ZeRO-1 (DeepSpeed): gradients reduce-scattered in buckets during the last backward,
+            // updated weights all-gathered after the optimizer step, exposed.
+            1 => {
+                let buckets = (grad_bytes / BUCKET_BYTES).ceil().max(1.0);
+                let rs = cost(Op::ReduceScatter, grad_bytes / buckets)? * buckets;
+                let ag = cost(Op::AllGather, weight_bytes)?;
+                (rs + ag, exposed_after(rs, bwd, buckets) + ag)
+            }
+            // ZeRO-2 (DeepSpeed): gradients are reduce-scattered into their partitions during
+            // every micro-batch's backward pass (a partition holds only its shard), weights
+            // all-gathered once after the optimizer step.
+            2 => {
+                let rs = cost(Op::ReduceScatter, grad_bytes / layers)? * layers;
+                let ag = cost(Op::AllGather, weight_bytes)?;
+                (rs * mf + ag, exposed_after(rs, bwd, layers) * mf + ag)
+            }
+            // ZeRO-3 / FSDP (Zhao et al., "PyTorch FSDP", VLDB 2023 §3.3): every micro-batch
+            // all-gathers each layer's weights for its forward and again for its backward, and
+            // reduce-scatters the layer's gradients; the next layer's gather is prefetched while
+            // this one computes, so the micro-batch's own compute is the window.
+            _ => {
+                let ag = cost(Op::AllGather, weight_bytes / layers)? * layers;
+                let rs = cost(Op::ReduceScatter, grad_bytes / layers)? * layers;
+                let per_mb = 2.0 * ag + rs;
+                (per_mb * mf, exposed_after(per_mb, t_mb, 3.0 * layers) * mf)
+            }
         };
+        comm.dp = total;
+        dp_exposed = if s.overlap { exposed } else { total };
+        // While a collective runs beside compute, the compute slows (OVERLAP_SLOWDOWN).
+        if s.overlap {
+            compute += (total - exposed).max(0.0) * OVERLAP_SLOWDOWN;
+        }
     }
-    // Overlap: gradient buckets are reduced while the last micro-batch's backward pass (⅔ of its
-    // compute) still runs; ZeRO-3 prefetches weights during the forward pass too. The last
-    // bucket is always exposed.
-    let dp_exposed = if !sc.overlap || dp <= 1 {
-        comm.dp
-    } else {
-        let window = if sc.zero >= 3 { t_mb } else { t_mb * 2.0 / 3.0 };
-        let last_bucket = comm.dp * (BUCKET_BYTES / grad_bytes).min(1.0);
-        (comm.dp - window).max(0.0).max(last_bucket)
-    };
     let comm_exposed = comm.tp + comm.pp + dp_exposed;
 
     // Serial: the optimizer step over the parameters this GPU updates (sharded by ZeRO ≥ 1),
     // memory-bound, plus the per-step host overhead.
-    let opt_params = w.params / per_gpu_share / if sc.zero >= 1 { f64::from(dp) } else { 1.0 };
+    let opt_params = w.params / per_gpu_share / if s.zero >= 1 { f64::from(dp) } else { 1.0 };
     let serial = opt_params * OPTIMIZER_TRAFFIC_BYTES / (gpu.mem_bw_gbs * 1e9) + STEP_OVERHEAD_S;
 
     // Data: the node's loader must deliver its replicas' samples within the step; loading
     // overlaps the step, so only the excess waits.
     let replicas_per_node = f64::from(c.per_node.min(c.gpus)) / f64::from(mp).max(1.0);
     let samples_per_node = mf * f64::from(micro) * replicas_per_node.max(1.0 / f64::from(mp));
-    let load = samples_per_node / sc.data_rate();
+    let load = samples_per_node / s.data_rate;
     let busy = compute + comm_exposed + serial + bubble;
     let data_wait = (load - busy).max(0.0);
 
@@ -227,8 +306,8 @@ fn step_core(sc: &Scenario, c: &Cluster) -> Result<StepResult, ModelError> {
     };
     let step = breakdown.total();
     let n = f64::from(c.gpus);
-    let throughput = batch as f64 / step;
-    let memory = memory(sc, c);
+    let throughput = s.batch as f64 / step;
+    let memory = memory(s);
     Ok(StepResult {
         breakdown,
         comm,
@@ -250,72 +329,86 @@ const HBM_EFFICIENCY: f64 = 0.8;
 
 /// Compute time of one sample on one GPU holding 1/(tp·pp) of the model: its GEMM FLOPs at the
 /// achievable matmul rate plus its memory-bound activation traffic at HBM speed.
-pub fn sample_time(sc: &Scenario, tp: u32, pp: u32) -> f64 {
-    let w = sc.workload();
-    let gpu = sc.gpu;
-    let peak = gpu.peak_flops(sc.precision()).unwrap_or(1.0);
+pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
+    let w = &s.workload;
+    let gpu = s.gpu;
+    let peak = gpu.peak_flops(s.precision).unwrap_or(1.0);
     let rate = peak * gpu.matmul_efficiency * w.kernel_efficiency;
-    let r = sc.recompute();
-    let share = f64::from(tp * pp);
-    let act_scale = if sc.precision().grad_bytes() == 4.0 {
-        2.0
-    } else {
-        1.0
+    let acts = Activations {
+        tp,
+        ..activations(s)
     };
-    let traffic = w.traffic_bytes_per_sample(r, tp, 1.0 / f64::from(pp)) * act_scale;
-    w.hardware_flops_per_sample(r) / share / rate
+    let share = f64::from(tp * pp);
+    let act_scale = if s.precision.is_fp32() { 2.0 } else { 1.0 };
+    let traffic = w.traffic_bytes_per_sample(&acts, 1.0 / f64::from(pp)) * act_scale;
+    w.hardware_flops_per_sample(&acts) / share / rate
         + traffic / (gpu.mem_bw_gbs * 1e9 * HBM_EFFICIENCY)
 }
 
-/// Memory per GPU for a scenario.
-pub fn memory(sc: &Scenario, c: &Cluster) -> Memory {
-    let w = sc.workload();
-    let p = sc.precision();
-    let shard = f64::from(sc.tp * sc.pp);
-    let dp = f64::from(sc.dp());
+/// Memory per GPU.
+pub fn memory(s: &Setup) -> Memory {
+    let w = &s.workload;
+    let p = s.precision;
+    let shard = f64::from(s.tp * s.pp);
+    let dp = f64::from(s.dp);
     let params = w.params / shard;
-    let wbytes = if p.grad_bytes() == 4.0 {
-        4.0
+    let (wbytes, obytes) = if p.is_fp32() {
+        (4.0, 8.0)
     } else {
-        WEIGHT_BYTES_16
+        (WEIGHT_BYTES_16, OPTIMIZER_BYTES_MIXED)
     };
-    let obytes = if p.grad_bytes() == 4.0 {
-        8.0
-    } else {
-        OPTIMIZER_BYTES_MIXED
-    };
-    let z = sc.zero;
+    let z = s.zero;
     let weights = params * wbytes / if z >= 3 { dp } else { 1.0 };
     let gradients = params * p.grad_bytes() / if z >= 2 { dp } else { 1.0 };
     let optimizer = params * obytes / if z >= 1 { dp } else { 1.0 };
-    // 1F1B keeps up to pp micro-batches of activations alive on the first stage.
-    let in_flight = f64::from(sc.pp).min(sc.batch() as f64 / (f64::from(sc.micro()) * dp));
-    let act_bytes = w.activation_bytes_per_sample(sc.recompute(), sc.tp, 1.0 / f64::from(sc.pp));
-    let act_scale = if p.grad_bytes() == 4.0 { 2.0 } else { 1.0 };
-    let activations = act_bytes * act_scale * f64::from(sc.micro()) * in_flight.max(1.0);
+    // 1F1B keeps up to pp micro-batches of activations alive on the first stage; interleaving
+    // adds (p−1)/(p·v) of a stage's worth more (Narayanan et al. 2021 §2.2.2).
+    let pp_f = f64::from(s.pp);
+    let interleave = if s.vpp > 1 {
+        1.0 + (pp_f - 1.0) / (pp_f * f64::from(s.vpp))
+    } else {
+        1.0
+    };
+    let in_flight = (pp_f * interleave).min(s.micro_batches as f64).max(1.0);
+    let acts = activations(s);
+    let act_bytes = w.activation_bytes_per_sample(&acts, 1.0 / pp_f);
+    let act_scale = if p.is_fp32() { 2.0 } else { 1.0 };
+    // The logits live on the last stage only; with one stage they add to its activations.
+    let logits = if s.pp == 1 {
+        w.logits_bytes_per_sample(s.tp)
+    } else {
+        0.0
+    };
+    let activations = (act_bytes * in_flight + logits) * act_scale * f64::from(s.micro);
     Memory {
         weights,
         gradients,
         optimizer,
         activations,
-        capacity: c.gpu.mem_bytes() * USABLE_MEMORY,
+        capacity: s.gpu.mem_bytes() * USABLE_MEMORY,
     }
 }
 
 /// Evaluates a scenario with its own speedup and efficiency.
 pub fn evaluate(sc: &Scenario) -> Result<StepResult, ModelError> {
-    evaluate_on(sc, &sc.cluster())
+    let s = sc.setup()?;
+    evaluate_setup(&s)
 }
 
-/// Evaluates a scenario on a (possibly modified) cluster.
-pub fn evaluate_on(sc: &Scenario, c: &Cluster) -> Result<StepResult, ModelError> {
-    let mut r = step_core(sc, c)?;
-    let t1 = single_gpu_time(sc, &r)?;
-    let n = f64::from(sc.gpus);
-    r.speedup = match sc.scaling {
+/// Evaluates a resolved setup on its own cluster.
+pub fn evaluate_setup(s: &Setup) -> Result<StepResult, ModelError> {
+    evaluate_on(s, &s.cluster())
+}
+
+/// Evaluates a setup on a (possibly modified) cluster.
+pub fn evaluate_on(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
+    let mut r = step_core(s, c)?;
+    let t1 = single_gpu_time(s, &r);
+    let n = f64::from(s.gpus);
+    r.speedup = match s.scaling {
         // Same per-replica work on one GPU: compare throughputs.
         Scaling::Weak => {
-            let samples = (r.micro_batches * u64::from(sc.micro())) as f64;
+            let samples = (r.micro_batches * u64::from(s.micro)) as f64;
             r.throughput / (samples / t1)
         }
         // The whole global batch on one GPU, accumulated.
@@ -329,33 +422,88 @@ pub fn evaluate_on(sc: &Scenario, c: &Cluster) -> Result<StepResult, ModelError>
 /// Weak scaling: the same samples as one replica, with this configuration's own serial work
 /// (so sharding the optimizer with ZeRO is not counted as a super-linear gain). Strong scaling:
 /// the whole global batch and the whole optimizer step on one GPU.
-fn single_gpu_time(sc: &Scenario, r: &StepResult) -> Result<f64, ModelError> {
-    let w = sc.workload();
-    let (samples, serial) = match sc.scaling {
+fn single_gpu_time(s: &Setup, r: &StepResult) -> f64 {
+    let w = &s.workload;
+    let (samples, serial) = match s.scaling {
         Scaling::Weak => (
-            (r.micro_batches * u64::from(sc.micro())) as f64,
+            (r.micro_batches * u64::from(s.micro)) as f64,
             r.breakdown.serial,
         ),
         Scaling::Strong => (
-            sc.batch() as f64,
-            w.params * OPTIMIZER_TRAFFIC_BYTES / (sc.gpu.mem_bw_gbs * 1e9) + STEP_OVERHEAD_S,
+            s.batch as f64,
+            w.params * OPTIMIZER_TRAFFIC_BYTES / (s.gpu.mem_bw_gbs * 1e9) + STEP_OVERHEAD_S,
         ),
     };
-    let compute = sample_time(sc, 1, 1) * samples;
-    let load = samples / sc.data_rate();
-    Ok((compute + serial).max(load))
+    let compute = sample_time(s, 1, 1) * samples;
+    let load = samples / s.data_rate;
+    (compute + serial).max(load)
+}
+
+/// Where a step mostly waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bottleneck {
+    /// The GPUs compute most of the step: it scales well.
+    Compute,
+    /// The inter-node gradient sync.
+    Network,
+    /// The gradient sync inside a node.
+    Nvlink,
+    /// Tensor-parallel collectives.
+    TensorParallel,
+    /// The pipeline bubble.
+    Pipeline,
+    /// The input pipeline.
+    Data,
+    /// Serial work (optimizer step, host overhead).
+    Serial,
+    /// The model does not fit.
+    Memory,
+}
+
+impl Bottleneck {
+    /// JSON id.
+    pub fn id(self) -> &'static str {
+        match self {
+            Bottleneck::Compute => "compute",
+            Bottleneck::Network => "network",
+            Bottleneck::Nvlink => "nvlink",
+            Bottleneck::TensorParallel => "tensor-parallel",
+            Bottleneck::Pipeline => "pipeline",
+            Bottleneck::Data => "data",
+            Bottleneck::Serial => "serial",
+            Bottleneck::Memory => "memory",
+        }
+    }
+}
+
+impl serde::Serialize for Bottleneck {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.serialize_str(self.id())
+    }
 }
 
 /// The one change that would help most, and the bottleneck in words.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
-    /// Short id of the dominant wait: `compute`, `network`, `nvlink`, `tensor-parallel`,
-    /// `pipeline`, `data`, `serial`, `memory`.
-    pub bottleneck: &'static str,
+    /// The dominant wait.
+    pub bottleneck: Bottleneck,
     /// Plain-language sentence.
     pub text: String,
     /// The advice, quantified.
     pub advice: String,
+    /// The change that makes a scenario fit, when it does not.
+    pub fix: Option<FitFix>,
+}
+
+impl Verdict {
+    fn new(bottleneck: Bottleneck, text: String, advice: String) -> Verdict {
+        Verdict {
+            bottleneck,
+            text,
+            advice,
+            fix: None,
+        }
+    }
 }
 
 /// Says where the step waits and which single change helps most, by re-running the model.
@@ -364,140 +512,146 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
     let step = b.total();
     let pct = |x: f64| (100.0 * x / step).round();
     if !r.memory.fits() {
-        let gib = |x: f64| x / 1073741824.0;
-        return Verdict {
-            bottleneck: "memory",
-            text: format!(
-                "The model does not fit: {:.0} GiB per GPU needed, {:.0} GiB usable.",
-                gib(r.memory.total()),
-                gib(r.memory.capacity)
-            ),
-            advice: fit_fix(sc).map(|f| f.to_string()).unwrap_or_else(|| {
-                "Nothing up to 65,536 GPUs fits; use GPUs with more memory.".to_string()
-            }),
-        };
+        return memory_verdict(sc, r);
     }
     let waits = [
-        ("comm", b.comm_exposed),
-        ("data", b.data_wait),
-        ("serial", b.serial),
-        ("bubble", b.bubble),
+        (Bottleneck::Network, b.comm_exposed),
+        (Bottleneck::Data, b.data_wait),
+        (Bottleneck::Serial, b.serial),
+        (Bottleneck::Pipeline, b.bubble),
     ];
-    let (kind, amount) = waits
-        .into_iter()
-        .fold(("compute", 0.0), |a, w| if w.1 > a.1 { w } else { a });
-    let c = sc.cluster();
-    let faster = |sc2: &Scenario, c2: &Cluster| -> f64 {
-        evaluate_on(sc2, c2)
+    let (kind, amount) =
+        waits.into_iter().fold(
+            (Bottleneck::Compute, 0.0),
+            |a, w| if w.1 > a.1 { w } else { a },
+        );
+    let Ok(setup) = sc.setup() else {
+        return Verdict::new(Bottleneck::Compute, String::new(), String::new());
+    };
+    let c = setup.cluster();
+    let faster_on = |c2: &Cluster| -> f64 {
+        evaluate_on(&setup, c2)
             .map(|r2| step / r2.breakdown.total())
             .unwrap_or(1.0)
     };
     if amount < 0.1 * step {
-        return Verdict {
-            bottleneck: "compute",
-            text: format!(
+        return Verdict::new(
+            Bottleneck::Compute,
+            format!(
                 "The GPUs compute {:.0} % of the step: this scales well.",
                 pct(b.compute)
             ),
-            advice:
-                "Faster GPUs or lower precision would help most; the network is not the limit here."
-                    .to_string(),
-        };
+            "Faster GPUs or lower precision would help most; the network is not the limit here."
+                .to_string(),
+        );
     }
     match kind {
-        "comm" => {
-            let parts = r.comm;
-            if parts.tp >= parts.pp && parts.tp >= b.comm_exposed - parts.tp - parts.pp {
-                let c2 = Cluster {
-                    intra_scale: 2.0,
-                    ..c
-                };
-                Verdict {
-                    bottleneck: "tensor-parallel",
-                    text: format!(
-                        "{:.0} % of the step waits on tensor-parallel all-reduces inside the node.",
-                        pct(b.comm_exposed)
-                    ),
-                    advice: format!(
-                        "2× intra-node bandwidth → {:.2}× faster; or a smaller tp.",
-                        faster(sc, &c2)
-                    ),
-                }
-            } else if r.comm.dp_crosses_nodes {
-                let c2 = Cluster {
-                    net_scale: 2.0,
-                    ..c
-                };
-                Verdict {
-                    bottleneck: "network",
-                    text: format!(
-                        "{:.0} % of the step waits on the inter-node gradient all-reduce.",
-                        pct(b.comm_exposed)
-                    ),
-                    advice: format!("2× NIC bandwidth → {:.2}× faster.", faster(sc, &c2)),
-                }
-            } else {
-                let c2 = Cluster {
-                    intra_scale: 2.0,
-                    ..c
-                };
-                Verdict {
-                    bottleneck: "nvlink",
-                    text: format!(
-                        "{:.0} % of the step waits on the gradient all-reduce inside the node.",
-                        pct(b.comm_exposed)
-                    ),
-                    advice: format!(
-                        "2× intra-node bandwidth → {:.2}× faster.",
-                        faster(sc, &c2)
-                    ),
-                }
-            }
-        }
-        "data" => {
-            let sc2 = Scenario {
-                data_rate: Some(sc.data_rate() * 2.0),
-                ..sc.clone()
-            };
-            Verdict {
-                bottleneck: "data",
-                text: format!(
+        Bottleneck::Network => comm_verdict(r, &c, pct(b.comm_exposed), faster_on),
+        Bottleneck::Data => {
+            let mut s2 = setup.clone();
+            s2.data_rate *= 2.0;
+            Verdict::new(
+                Bottleneck::Data,
+                format!(
                     "The GPUs starve: {:.0} % of the step waits for input data.",
                     pct(b.data_wait)
                 ),
-                advice: format!(
+                format!(
                     "2× faster input pipeline (more loader workers, GPU decoding) → {:.2}× faster.",
-                    faster(&sc2, &c)
+                    evaluate_setup(&s2)
+                        .map(|r2| step / r2.breakdown.total())
+                        .unwrap_or(1.0)
                 ),
-            }
+            )
         }
-        "bubble" => {
+        Bottleneck::Pipeline => {
             let sc2 = Scenario {
-                batch: Some(sc.batch() * 2),
+                batch: Some(setup.batch * 2),
                 ..sc.clone()
             };
-            Verdict {
-                bottleneck: "pipeline",
-                text: format!(
+            Verdict::new(
+                Bottleneck::Pipeline,
+                format!(
                     "{:.0} % of the step is pipeline bubble: stages wait for each other.",
                     pct(b.bubble)
                 ),
-                advice: format!(
+                format!(
                     "2× more micro-batches per step → {:.2}× more throughput.",
                     evaluate(&sc2)
                         .map(|r2| r2.throughput / r.throughput)
                         .unwrap_or(1.0)
                 ),
-            }
+            )
         }
-        _ => Verdict {
-            bottleneck: "serial",
-            text: format!(
+        _ => Verdict::new(
+            Bottleneck::Serial,
+            format!(
                 "{:.0} % of the step is serial work (optimizer step, host overhead) that more GPUs do not shrink.",
                 pct(b.serial)
             ),
-            advice: "A larger batch per step spreads the serial part (Amdahl's law).".to_string(),
-        },
+            "A larger batch per step spreads the serial part (Amdahl's law).".to_string(),
+        ),
+    }
+}
+
+/// The verdict of a scenario that does not fit, with the change that makes it fit.
+fn memory_verdict(sc: &Scenario, r: &StepResult) -> Verdict {
+    let fix = fit_fix(sc);
+    Verdict {
+        bottleneck: Bottleneck::Memory,
+        text: format!(
+            "The model does not fit: {:.0} GiB per GPU needed, {:.0} GiB usable.",
+            r.memory.total() / GIB,
+            r.memory.capacity / GIB
+        ),
+        advice: fix.as_ref().map(|f| f.to_string()).unwrap_or_else(|| {
+            "Nothing up to 65,536 GPUs fits; use GPUs with more memory.".to_string()
+        }),
+        fix,
+    }
+}
+
+/// Which communication the step waits on, and what doubling its bandwidth would give.
+fn comm_verdict(
+    r: &StepResult,
+    c: &Cluster,
+    pct: f64,
+    faster_on: impl Fn(&Cluster) -> f64,
+) -> Verdict {
+    let parts = r.comm;
+    let exposed = r.breakdown.comm_exposed;
+    let intra2 = Cluster {
+        intra_scale: 2.0,
+        ..*c
+    };
+    if parts.tp >= parts.pp && parts.tp >= exposed - parts.tp - parts.pp {
+        Verdict::new(
+            Bottleneck::TensorParallel,
+            format!("{pct:.0} % of the step waits on tensor-parallel collectives inside the node."),
+            format!(
+                "2× intra-node bandwidth → {:.2}× faster; or a smaller tp.",
+                faster_on(&intra2)
+            ),
+        )
+    } else if parts.dp_crosses_nodes {
+        let net2 = Cluster {
+            net_scale: 2.0,
+            ..*c
+        };
+        Verdict::new(
+            Bottleneck::Network,
+            format!("{pct:.0} % of the step waits on the inter-node gradient sync."),
+            format!("2× NIC bandwidth → {:.2}× faster.", faster_on(&net2)),
+        )
+    } else {
+        Verdict::new(
+            Bottleneck::Nvlink,
+            format!("{pct:.0} % of the step waits on the gradient sync inside the node."),
+            format!(
+                "2× intra-node bandwidth → {:.2}× faster.",
+                faster_on(&intra2)
+            ),
+        )
     }
 }
 
@@ -525,57 +679,53 @@ impl std::fmt::Display for FitFix {
 /// activations, splitting the model (tp inside a node, then pp), and finally more GPUs with
 /// everything sharded. `None` when nothing up to 65,536 GPUs fits.
 pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
-    let fits = |s: &Scenario| s.validate().is_ok() && memory(s, &s.cluster()).fits();
-    let full = Some(Recompute::Full);
+    let fits = |s: &Scenario| s.setup().is_ok_and(|x| memory(&x).fits());
+    let Ok(base) = sc.setup() else {
+        return None;
+    };
+    let full = Recompute::Full;
+    let with = |f: &dyn Fn(&mut Scenario)| {
+        let mut s = sc.clone();
+        f(&mut s);
+        s
+    };
     let mut tries: Vec<(Scenario, Vec<(&'static str, String)>)> = Vec::new();
-    for z in sc.zero + 1..=3 {
-        tries.push((
-            Scenario {
-                zero: z,
-                ..sc.clone()
-            },
-            vec![("zero", z.to_string())],
-        ));
+    for z in base.zero + 1..=3 {
+        tries.push((with(&|s| s.zero = Some(z)), vec![("zero", z.to_string())]));
     }
-    if sc.recompute() != Recompute::Full {
+    if base.recompute != full {
         tries.push((
-            Scenario {
-                recompute: full,
-                ..sc.clone()
-            },
+            with(&|s| s.recompute = full),
             vec![("recompute", "full".into())],
         ));
         tries.push((
-            Scenario {
-                zero: 3,
-                recompute: full,
-                ..sc.clone()
-            },
+            with(&|s| {
+                s.zero = Some(3);
+                s.recompute = full;
+            }),
             vec![("zero", "3".into()), ("recompute", "full".into())],
         ));
     }
-    let mut tp = sc.tp * 2;
-    while tp <= sc.per_node() {
+    let mut tp = base.tp * 2;
+    while tp <= base.per_node {
         tries.push((
-            Scenario {
-                tp,
-                batch: None,
-                recompute: full,
-                ..sc.clone()
-            },
+            with(&|s| {
+                s.tp = tp;
+                s.batch = None;
+                s.recompute = full;
+            }),
             vec![("tp", tp.to_string()), ("recompute", "full".into())],
         ));
         tp *= 2;
     }
-    let mut pp = sc.pp * 2;
-    while pp <= sc.workload().layers() && pp * sc.tp <= sc.gpus {
+    let mut pp = base.pp * 2;
+    while pp <= base.workload.layers() && pp * base.tp <= base.gpus {
         tries.push((
-            Scenario {
-                pp,
-                batch: None,
-                recompute: full,
-                ..sc.clone()
-            },
+            with(&|s| {
+                s.pp = pp;
+                s.batch = None;
+                s.recompute = full;
+            }),
             vec![("pp", pp.to_string()), ("recompute", "full".into())],
         ));
         pp *= 2;
@@ -587,15 +737,14 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         });
     }
     // More GPUs help only when something is sharded across replicas.
-    let mut gpus = sc.gpus * 2;
+    let mut gpus = base.gpus * 2;
     while gpus <= super::scenario::MAX_GPUS {
-        let s = Scenario {
-            gpus,
-            zero: 3,
-            recompute: full,
-            batch: None,
-            ..sc.clone()
-        };
+        let s = with(&|s| {
+            s.gpus = gpus;
+            s.zero = Some(3);
+            s.recompute = full;
+            s.batch = None;
+        });
         if fits(&s) {
             return Some(FitFix {
                 scenario: s,

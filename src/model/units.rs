@@ -1,5 +1,17 @@
 //! Byte sizes and their human forms (`64MiB`, `1GiB`, `4096`).
 
+/// Bytes in a KiB, MiB, GiB, TiB.
+pub const KIB: f64 = 1024.0;
+pub const MIB: f64 = KIB * 1024.0;
+pub const GIB: f64 = MIB * 1024.0;
+pub const TIB: f64 = GIB * 1024.0;
+
+/// Largest message a scenario accepts.
+pub const MAX_BYTES: f64 = TIB;
+
+/// Binary units, largest first, for formatting.
+const BINARY_UNITS: [(&str, f64); 4] = [("TiB", TIB), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB)];
+
 /// Parses a byte count: a plain integer or a number with a suffix B, KB, MB, GB, TB (10³ steps) or
 /// KiB, MiB, GiB, TiB (2¹⁰ steps). Case-insensitive. Returns `None` on anything else.
 pub fn parse_bytes(s: &str) -> Option<f64> {
@@ -18,10 +30,10 @@ pub fn parse_bytes(s: &str) -> Option<f64> {
         "m" | "mb" => 1e6,
         "g" | "gb" => 1e9,
         "t" | "tb" => 1e12,
-        "kib" => 1024.0,
-        "mib" => 1024.0 * 1024.0,
-        "gib" => 1024.0 * 1024.0 * 1024.0,
-        "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        "kib" => KIB,
+        "mib" => MIB,
+        "gib" => GIB,
+        "tib" => TIB,
         _ => return None,
     };
     let bytes = value * mult;
@@ -30,13 +42,7 @@ pub fn parse_bytes(s: &str) -> Option<f64> {
 
 /// Formats bytes with a binary suffix when exact (`1GiB`), else as a plain integer.
 pub fn format_bytes(b: f64) -> String {
-    const UNITS: [(&str, f64); 4] = [
-        ("TiB", 1099511627776.0),
-        ("GiB", 1073741824.0),
-        ("MiB", 1048576.0),
-        ("KiB", 1024.0),
-    ];
-    for (name, size) in UNITS {
+    for (name, size) in BINARY_UNITS {
         if b >= size && (b / size).fract() == 0.0 {
             return format!("{}{}", b / size, name);
         }
@@ -46,13 +52,7 @@ pub fn format_bytes(b: f64) -> String {
 
 /// A human label for bytes with one decimal (`1.5 GiB`), for display only.
 pub fn human_bytes(b: f64) -> String {
-    const UNITS: [(&str, f64); 4] = [
-        ("TiB", 1099511627776.0),
-        ("GiB", 1073741824.0),
-        ("MiB", 1048576.0),
-        ("KiB", 1024.0),
-    ];
-    for (name, size) in UNITS {
+    for (name, size) in BINARY_UNITS {
         if b >= size {
             let v = b / size;
             return if v.fract() == 0.0 {

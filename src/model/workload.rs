@@ -52,6 +52,26 @@ impl Recompute {
     }
 }
 
+/// How a step keeps its activations: what decides their bytes and the recomputed FLOPs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Activations {
+    /// What is recomputed in the backward pass.
+    pub recompute: Recompute,
+    /// Eager attention (stores the score matrix) rather than FlashAttention.
+    pub eager: bool,
+    /// Tensor-parallel degree.
+    pub tp: u32,
+    /// Sequence parallelism.
+    pub sp: bool,
+}
+
+impl Activations {
+    /// Whether the s×s attention scores are kept for the backward pass.
+    pub fn stores_scores(&self) -> bool {
+        self.eager && self.recompute == Recompute::None
+    }
+}
+
 /// A workload.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Workload {
@@ -297,11 +317,12 @@ impl Workload {
     }
 
     /// Hardware FLOPs per sample including recomputation (what Megatron-LM reports): full
-    /// recomputation repeats the forward pass (+⅓), selective repeats the attention core
-    /// (4·l·h·s², Korthikanti et al. 2022 §5).
-    pub fn hardware_flops_per_sample(&self, r: Recompute) -> f64 {
+    /// recomputation repeats the forward pass (+⅓); selective recomputation of eager attention
+    /// repeats the attention core (4·l·h·s², Korthikanti et al. 2022 §5). FlashAttention already
+    /// recomputes its scores inside its backward kernel, so selective adds nothing to it.
+    pub fn hardware_flops_per_sample(&self, a: &Activations) -> f64 {
         let model = self.model_flops_per_sample();
-        match (self.arch, r) {
+        match (self.arch, a.recompute) {
             (_, Recompute::None) => model,
             (
                 Arch::Transformer {
@@ -311,31 +332,40 @@ impl Workload {
                     ..
                 },
                 Recompute::Selective,
-            ) => {
+            ) if a.eager => {
                 let s = f64::from(seq);
                 model + 4.0 * f64::from(layers) * f64::from(hidden) * s * s
             }
             (_, Recompute::Full) => model * 4.0 / 3.0,
-            (Arch::Generic { .. }, Recompute::Selective) => model,
+            (_, Recompute::Selective) => model,
         }
     }
 
-    /// Activation bytes per sample and layer, per GPU (sequence-parallel tensor parallelism
-    /// divides all of it by `tp`): s·h·(34 + 5·a·s/h) with the attention scores stored
-    /// (Korthikanti et al. 2022, eq. 1–2). Selective recomputation — and memory-efficient attention
-    /// such as FlashAttention (Dao et al. 2022), which does the same — keeps only 34·s·h.
-    fn layer_activation_bytes(&self, r: Recompute, tp: u32) -> f64 {
+    /// Activation bytes per sample and layer, per GPU, 16-bit (Korthikanti et al. 2022, eq. 2
+    /// and 3): s·h·(10 + 24/t + 5·a·s/(h·t)) with tensor parallelism alone, s·h·(34 + 5·a·s/h)/t
+    /// with sequence parallelism, which also splits the layer norms and dropouts. The 5·a·s/h
+    /// term is the stored attention scores, softmax and dropout mask: FlashAttention (Dao et al.
+    /// 2022) never stores them, nor does selective recomputation. The 34·s·h fits Llama-style
+    /// layers too: without dropout, with GQA and a SwiGLU MLP of 3.5·h the stored tensors are
+    /// 12·h + 4·h·g/a + 6·3.5·h ≈ 34·h bytes per token (g/a = ¼).
+    fn layer_activation_bytes(&self, a: &Activations, scores: bool) -> f64 {
         match self.arch {
             Arch::Transformer {
                 hidden, heads, seq, ..
             } => {
-                let (s, h, a) = (f64::from(seq), f64::from(hidden), f64::from(heads));
-                let scores = if r == Recompute::Selective {
-                    0.0
+                let (s, h, n, t) = (
+                    f64::from(seq),
+                    f64::from(hidden),
+                    f64::from(heads),
+                    f64::from(a.tp),
+                );
+                let scores = if scores { 5.0 * n * s / h / t } else { 0.0 };
+                let linear = if a.sp || a.tp == 1 {
+                    34.0 / t
                 } else {
-                    5.0 * a * s / h
+                    10.0 + 24.0 / t
                 };
-                s * h * (34.0 + scores) / f64::from(tp)
+                s * h * (linear + scores)
             }
             Arch::Generic { .. } => 0.0,
         }
@@ -343,22 +373,29 @@ impl Workload {
 
     /// Memory-bound bytes one sample moves through HBM in a training step on one GPU, for the
     /// layers it owns: [`TRAFFIC_PASSES`] passes over the layer activations, one more with full
-    /// recomputation. Generic models fold this into their kernel efficiency (0 here).
-    pub fn traffic_bytes_per_sample(&self, r: Recompute, tp: u32, layer_share: f64) -> f64 {
-        let passes = TRAFFIC_PASSES + if r == Recompute::Full { 1.0 } else { 0.0 };
-        passes * self.layer_activation_bytes(r, tp) * f64::from(self.layers()) * layer_share
+    /// recomputation. Eager attention moves its score matrix whether or not it is kept (a
+    /// recomputation writes it again). Generic models fold this into their kernel efficiency.
+    pub fn traffic_bytes_per_sample(&self, a: &Activations, layer_share: f64) -> f64 {
+        let passes = TRAFFIC_PASSES
+            + if a.recompute == Recompute::Full {
+                1.0
+            } else {
+                0.0
+            };
+        passes * self.layer_activation_bytes(a, a.eager) * f64::from(self.layers()) * layer_share
     }
 
     /// Activation bytes per sample held for the backward pass on one GPU, for the layers it owns
-    /// (`layer_share` = 1/pp): the layer activations above, or only each layer's input (2·s·h)
-    /// with full recomputation.
-    pub fn activation_bytes_per_sample(&self, r: Recompute, tp: u32, layer_share: f64) -> f64 {
+    /// (`layer_share` = 1/pp): the layer activations above, or only each layer's input (2·s·h,
+    /// split by tp with sequence parallelism) with full recomputation.
+    pub fn activation_bytes_per_sample(&self, a: &Activations, layer_share: f64) -> f64 {
         match self.arch {
             Arch::Transformer { hidden, seq, .. } => {
-                let per_layer = if r == Recompute::Full {
-                    f64::from(seq) * f64::from(hidden) * 2.0 / f64::from(tp)
+                let per_layer = if a.recompute == Recompute::Full {
+                    let split = if a.sp { f64::from(a.tp) } else { 1.0 };
+                    f64::from(seq) * f64::from(hidden) * 2.0 / split
                 } else {
-                    self.layer_activation_bytes(r, tp)
+                    self.layer_activation_bytes(a, a.stores_scores())
                 };
                 per_layer * f64::from(self.layers()) * layer_share
             }
@@ -366,9 +403,26 @@ impl Workload {
                 act_bytes_per_sample,
                 ..
             } => {
-                let keep = if r == Recompute::Full { 0.25 } else { 1.0 };
-                act_bytes_per_sample * keep * layer_share / f64::from(tp)
+                let keep = if a.recompute == Recompute::Full {
+                    0.25
+                } else {
+                    1.0
+                };
+                act_bytes_per_sample * keep * layer_share / f64::from(a.tp)
             }
+        }
+    }
+
+    /// The output layer's logits and their gradient, per sample on the last pipeline stage:
+    /// s·V values in 16 bits each, split over tp by Megatron's vocabulary-parallel embedding
+    /// (Korthikanti et al. 2022 §4.3 count the output layer apart; with a 128K vocabulary it is
+    /// several layers' worth).
+    pub fn logits_bytes_per_sample(&self, tp: u32) -> f64 {
+        match self.arch {
+            Arch::Transformer { seq, vocab, .. } => {
+                2.0 * 2.0 * f64::from(seq) * f64::from(vocab) / f64::from(tp)
+            }
+            Arch::Generic { .. } => 0.0,
         }
     }
 
@@ -376,11 +430,7 @@ impl Workload {
     /// pipeline boundary: micro·s·h 16-bit values (Narayanan et al. 2021 §3.2). `None` for
     /// non-transformers.
     pub fn boundary_bytes(&self, micro: u32, precision: Precision) -> Option<f64> {
-        let elem = if precision.grad_bytes() == 4.0 {
-            4.0
-        } else {
-            2.0
-        };
+        let elem = precision.grad_bytes();
         match self.arch {
             Arch::Transformer { hidden, seq, .. } => {
                 Some(f64::from(micro) * f64::from(seq) * f64::from(hidden) * elem)
@@ -418,9 +468,15 @@ mod tests {
     #[test]
     fn recomputation_costs_flops() {
         let w = preset("gpt3-175b").unwrap();
-        let none = w.hardware_flops_per_sample(Recompute::None);
-        let sel = w.hardware_flops_per_sample(Recompute::Selective);
-        let full = w.hardware_flops_per_sample(Recompute::Full);
+        let a = |recompute| Activations {
+            recompute,
+            eager: true,
+            tp: 1,
+            sp: false,
+        };
+        let none = w.hardware_flops_per_sample(&a(Recompute::None));
+        let sel = w.hardware_flops_per_sample(&a(Recompute::Selective));
+        let full = w.hardware_flops_per_sample(&a(Recompute::Full));
         assert!(none < sel && sel < full);
         assert!((full / none - 4.0 / 3.0).abs() < 1e-9);
     }

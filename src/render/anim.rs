@@ -516,7 +516,7 @@ mod tests {
     use crate::model::scenario::Scenario;
 
     fn cluster(q: &str) -> Cluster {
-        Scenario::parse(q).unwrap().cluster()
+        Scenario::parse(q).unwrap().setup().unwrap().cluster()
     }
 
     #[test]

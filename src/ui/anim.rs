@@ -7,7 +7,7 @@ use super::results::duration;
 use super::state::Lab;
 use crate::model::collective::Cluster;
 use crate::model::hardware;
-use crate::model::scenario::Scenario;
+use crate::model::scenario::Setup;
 use crate::render::anim::{Aggregate, Animation, Pos, MAX_DRAWN_GPUS, MAX_DRAWN_NODES};
 use crate::render::charts::{PALETTE, PART_COLOURS};
 use crate::render::series::group;
@@ -33,7 +33,7 @@ enum Playable {
 }
 
 impl Playable {
-    fn build(sc: &Scenario, c: &Cluster) -> Result<Playable, String> {
+    fn build(sc: &Setup, c: &Cluster) -> Result<Playable, String> {
         if c.gpus <= MAX_DRAWN_GPUS {
             Animation::new(c, sc.op, sc.algo, sc.bytes)
                 .map(Playable::Gpus)
@@ -558,17 +558,19 @@ pub fn AnimationPanel() -> impl IntoView {
     // The collectives to play: the scenario's, and the comparison's.
     let shows = Memo::new(move |_| {
         let sc = lab.scenario.get();
-        let a = (sc.cluster(), Playable::build(&sc, &sc.cluster()));
+        let setup = sc.resolved();
+        let a = (setup.cluster(), Playable::build(&setup, &setup.cluster()));
         let b = compare.with(|cmp| {
             let (k, v) = cmp.split_once('=')?;
             let mut s2 = sc.clone();
             s2.set(k, v).ok()?;
-            if k == "inter" && s2.gpus <= s2.per_node() {
+            if k == "inter" && s2.gpus <= setup.per_node {
                 // A network only matters across nodes: compare on two nodes.
-                s2.gpus = s2.per_node() * 2;
+                s2.gpus = setup.per_node * 2;
             }
-            let c2 = s2.cluster();
-            Some((c2, Playable::build(&s2, &c2)))
+            let setup2 = s2.setup().ok()?;
+            let c2 = setup2.cluster();
+            Some((c2, Playable::build(&setup2, &c2)))
         });
         (a, b)
     });

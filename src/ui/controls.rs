@@ -3,8 +3,9 @@
 use super::state::{Lab, PRESETS};
 use crate::model::collective::Algo;
 use crate::model::hardware::{FABRICS, GPUS, NETWORKS};
-use crate::model::scenario::Scaling;
-use crate::model::units::format_bytes;
+use crate::model::keys::{MAX_GPUS, PER_NODE_STEPS};
+use crate::model::scenario::{Model, Scaling};
+use crate::model::units::{format_bytes, GIB, KIB, MIB};
 use crate::model::workload::{self, Recompute};
 use leptos::prelude::*;
 
@@ -112,7 +113,7 @@ fn InterChoice() -> impl IntoView {
     view! {
         <Choice label="Between nodes" key="inter" testid="inter"
             options=Signal::derive(|| opts(&NETWORKS, |n| (n.id.to_string(), n.name.to_string())))
-            value=Signal::derive(move || sc.with(|s| s.inter().id.to_string())) />
+            value=Signal::derive(move || sc.with(|s| s.resolved().inter.id.to_string())) />
     }
 }
 
@@ -126,7 +127,7 @@ fn ModelChoice() -> impl IntoView {
                 v.push(("custom".to_string(), "Custom transformer".to_string()));
                 v
             })
-            value=Signal::derive(move || sc.with(|s| s.model.to_string())) />
+            value=Signal::derive(move || sc.with(|s| s.model.id().to_string())) />
     }
 }
 
@@ -135,7 +136,7 @@ fn ModelChoice() -> impl IntoView {
 pub fn Controls() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let sc = lab.scenario;
-    let custom = move || sc.with(|s| s.model == "custom");
+    let custom = move || sc.with(|s| s.model == Model::Custom);
     view! {
         <div class="presets">
             <label for="ctl-preset">"Start from"</label>
@@ -165,7 +166,7 @@ pub fn Controls() -> impl IntoView {
                 <input
                     type="number"
                     min="1"
-                    max="65536"
+                    max=MAX_GPUS
                     aria-label="GPU count"
                     data-testid="gpus"
                     prop:value=move || sc.with(|s| s.gpus.to_string())
@@ -177,7 +178,7 @@ pub fn Controls() -> impl IntoView {
                 key="per_node"
                 testid="per-node"
                 options=Signal::derive(|| {
-                    [1u32, 2, 4, 8, 16, 72].iter().map(|n| (n.to_string(), n.to_string())).collect()
+                    PER_NODE_STEPS.iter().map(|n| (n.to_string(), n.to_string())).collect()
                 })
                 value=Signal::derive(move || sc.with(|s| s.per_node.unwrap_or(8).to_string()))
             />
@@ -187,7 +188,7 @@ pub fn Controls() -> impl IntoView {
                 key="intra"
                 testid="intra"
                 options=Signal::derive(|| opts(&FABRICS, |f| (f.id.to_string(), f.name.to_string())))
-                value=Signal::derive(move || sc.with(|s| s.intra().id.to_string()))
+                value=Signal::derive(move || sc.with(|s| s.resolved().intra.id.to_string()))
             />
             <InterChoice />
             <Choice
@@ -195,7 +196,7 @@ pub fn Controls() -> impl IntoView {
                 key="nics"
                 testid="nics"
                 options=Signal::derive(|| (1u32..=8).map(|n| (n.to_string(), n.to_string())).collect())
-                value=Signal::derive(move || sc.with(|s| s.nics().to_string()))
+                value=Signal::derive(move || sc.with(|s| s.resolved().nics.to_string()))
             />
             <Choice
                 label="All-reduce algorithm"
@@ -211,12 +212,12 @@ pub fn Controls() -> impl IntoView {
                 key="bytes"
                 testid="bytes"
                 options=Signal::derive(|| {
-                    [4096.0, 65536.0, 1048576.0, 16777216.0, 268435456.0, 1073741824.0, 4294967296.0]
+                    [4.0 * KIB, 64.0 * KIB, MIB, 16.0 * MIB, 256.0 * MIB, GIB, 4.0 * GIB]
                         .iter()
                         .map(|b| (format_bytes(*b), crate::model::units::human_bytes(*b)))
                         .collect()
                 })
-                value=Signal::derive(move || sc.with(|s| format_bytes(s.bytes)))
+                value=Signal::derive(move || sc.with(|s| format_bytes(s.bytes.0)))
             />
         </fieldset>
         <fieldset>
@@ -242,7 +243,7 @@ pub fn Controls() -> impl IntoView {
                 value=Signal::derive(move || sc.with(|s| s.batch.map(|v| v.to_string()).unwrap_or_default()))
                 placeholder="auto: one micro-batch per replica" />
             <Number label="Micro-batch per GPU" key="micro" testid="micro"
-                value=Signal::derive(move || sc.with(|s| s.micro().to_string())) />
+                value=Signal::derive(move || sc.with(|s| s.resolved().micro.to_string())) />
             <Choice
                 label="Precision"
                 key="precision"
@@ -250,7 +251,7 @@ pub fn Controls() -> impl IntoView {
                 options=Signal::derive(move || {
                     sc.with(|s| s.gpu.precision_ids().iter().map(|p| (p.to_string(), p.to_uppercase())).collect())
                 })
-                value=Signal::derive(move || sc.with(|s| s.precision().id().to_string()))
+                value=Signal::derive(move || sc.with(|s| s.resolved().precision.id().to_string()))
             />
         </fieldset>
         <fieldset>
@@ -260,10 +261,10 @@ pub fn Controls() -> impl IntoView {
                 key="tp"
                 testid="tp"
                 options=Signal::derive(move || {
-                    let pn = sc.with(|s| s.per_node());
-                    [1u32, 2, 4, 8, 16, 72]
+                    let pn = sc.with(|s| s.resolved().per_node);
+                    PER_NODE_STEPS
                         .iter()
-                        .filter(|t| **t <= pn)
+                        .filter(|t| **t <= u64::from(pn))
                         .map(|t| (t.to_string(), t.to_string()))
                         .collect()
                 })
@@ -283,14 +284,14 @@ pub fn Controls() -> impl IntoView {
                         ("3".into(), "3: + weights (FSDP)".into()),
                     ]
                 })
-                value=Signal::derive(move || sc.with(|s| s.zero.to_string()))
+                value=Signal::derive(move || sc.with(|s| s.resolved().zero.to_string()))
             />
             <Choice
                 label="Activation recomputation"
                 key="recompute"
                 testid="recompute"
                 options=Signal::derive(|| opts(&Recompute::ALL, |r| (r.id().to_string(), r.id().to_string())))
-                value=Signal::derive(move || sc.with(|s| s.recompute().id().to_string()))
+                value=Signal::derive(move || sc.with(|s| s.recompute.id().to_string()))
             />
             <div class="check">
                 <input

@@ -88,7 +88,7 @@ pub fn Lessons() -> impl IntoView {
                             </fieldset>
                             <button type="button" data-testid="lesson-reveal" disabled=move || revealed.with(|r| r.is_some())
                                 on:click=move |_| {
-                                    let v = step2.reveal.value();
+                                    let v = step2.answer();
                                     if let (Ok(v), Some(c)) = (&v, choice.get_untracked()) {
                                         let hit = step2.closest_choice(*v) == Some(c);
                                         score.update(|(a, b)| { *a += u32::from(hit); *b += 1; });

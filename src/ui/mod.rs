@@ -43,9 +43,9 @@ fn copy_link(status: RwSignal<String>) {
 /// The numbers of the current view as JSON (the CLI's `step` output).
 fn numbers_json(lab: &Lab) -> String {
     lab.scenario.with(|s| {
-        crate::cli::query("step", &s.to_query())
-            .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
-            .unwrap_or_else(|e| format!("{{\"error\": {e:?}}}"))
+        crate::model::report::StepReport::new(s)
+            .map(|r| serde_json::to_string_pretty(&r).unwrap_or_default())
+            .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
     })
 }
 

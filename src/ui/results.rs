@@ -132,13 +132,14 @@ fn CollectiveCard() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let cost = Memo::new(move |_| {
         lab.scenario.with(|s| {
+            let s = s.resolved();
             collective::cost(&s.cluster(), s.op, s.algo, s.bytes).map_err(|e| e.to_string())
         })
     });
     view! {
         <div class="collective" data-testid="collective">
             <h3>"One " {move || lab.scenario.with(|s| s.op.id())} " of "
-                {move || lab.scenario.with(|s| human_bytes(s.bytes))}</h3>
+                {move || lab.scenario.with(|s| human_bytes(s.bytes.0))}</h3>
             {move || cost.with(|c| match c {
                 Ok(c) => view! {
                     <p>

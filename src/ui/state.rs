@@ -112,9 +112,10 @@ impl Lab {
                 .collect();
             scenario.with(|s| {
                 // Across nodes only: on one node the network plays no part.
-                let s = if s.gpus <= s.per_node() {
+                let per_node = s.resolved().per_node;
+                let s = if s.gpus <= per_node {
                     Scenario {
-                        gpus: s.per_node() * 8,
+                        gpus: per_node * 8,
                         ..s.clone()
                     }
                 } else {

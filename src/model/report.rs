@@ -1,0 +1,474 @@
+//! Typed reports: what the CLI prints, the page exports, and lessons and validation rows read.
+//!
+//! Each report is a `Serialize` struct. Lessons and validation rows name a metric by its JSON
+//! key; [`metric_names`] lists the numeric ones and [`CollectiveReport::metric`] /
+//! [`StepReport::metric`] read them, so a typo is caught when the file is loaded.
+
+use super::collective::{self, CollectiveCost};
+use super::scenario::{Scenario, Setup};
+use super::step::{self, Bottleneck, StepResult};
+use super::sweep::{self, SweepPoint};
+use super::units::GIB;
+use super::ModelError;
+use serde::Serialize;
+
+/// The `collective` command's answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CollectiveReport {
+    /// The scenario string that produced it (canonical).
+    pub scenario: String,
+    /// The collective.
+    pub op: &'static str,
+    /// The algorithm (resolved from `auto`).
+    pub algorithm: &'static str,
+    /// NCCL protocol used.
+    pub protocol: &'static str,
+    /// GPUs.
+    pub gpus: u32,
+    /// Nodes.
+    pub nodes: u32,
+    /// Message size, bytes.
+    pub bytes: f64,
+    /// Time, µs.
+    pub time_us: f64,
+    /// Algorithm bandwidth, GB/s (10⁹ bytes).
+    pub algbw_gbs: f64,
+    /// nccl-tests bus bandwidth, GB/s.
+    pub busbw_gbs: f64,
+    /// The link class that bounds the transfer.
+    pub bottleneck: &'static str,
+    /// Rounds.
+    pub rounds: u64,
+    /// Share of the time that is latency, 0…1.
+    pub latency_share: f64,
+}
+
+impl CollectiveReport {
+    /// Costs the scenario's collective.
+    pub fn new(sc: &Scenario) -> Result<CollectiveReport, ModelError> {
+        let s = sc.setup()?;
+        let c = s.cluster();
+        let r: CollectiveCost = collective::cost(&c, s.op, s.algo, s.bytes)?;
+        Ok(CollectiveReport {
+            scenario: sc.to_query(),
+            op: r.op.id(),
+            algorithm: r.algorithm.id(),
+            protocol: r.protocol.id(),
+            gpus: c.gpus,
+            nodes: c.nodes(),
+            bytes: r.bytes,
+            time_us: r.time_s * 1e6,
+            algbw_gbs: r.algbw_gbs,
+            busbw_gbs: r.busbw_gbs,
+            bottleneck: r.bottleneck.id(),
+            rounds: r.rounds,
+            latency_share: r.latency_share,
+        })
+    }
+
+    /// A numeric field by its JSON key.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        COLLECTIVE_METRICS
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, f)| f(self))
+    }
+}
+
+type Getter<T> = fn(&T) -> f64;
+
+/// The numeric fields of [`CollectiveReport`].
+const COLLECTIVE_METRICS: &[(&str, Getter<CollectiveReport>)] = &[
+    ("gpus", |r| f64::from(r.gpus)),
+    ("nodes", |r| f64::from(r.nodes)),
+    ("bytes", |r| r.bytes),
+    ("time_us", |r| r.time_us),
+    ("algbw_gbs", |r| r.algbw_gbs),
+    ("busbw_gbs", |r| r.busbw_gbs),
+    ("rounds", |r| r.rounds as f64),
+    ("latency_share", |r| r.latency_share),
+];
+
+/// Communication before overlap, ms.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CommMs {
+    /// Tensor-parallel collectives.
+    pub tp: f64,
+    /// Pipeline sends.
+    pub pp: f64,
+    /// Data-parallel gradient sync.
+    pub dp: f64,
+}
+
+/// The `step` command's answer: inputs as resolved, the step's parts, rates and the verdict.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepReport {
+    /// The scenario string that produced it (canonical).
+    pub scenario: String,
+    /// GPUs.
+    pub gpus: u32,
+    /// Data-parallel replicas.
+    pub dp: u32,
+    /// Tensor-parallel degree.
+    pub tp: u32,
+    /// Pipeline stages.
+    pub pp: u32,
+    /// ZeRO stage (resolved).
+    pub zero: u8,
+    /// Global batch, samples.
+    pub batch: u64,
+    /// Micro-batch per GPU.
+    pub micro: u32,
+    /// Micro-batches per step.
+    pub micro_batches: u64,
+    /// Training math.
+    pub precision: &'static str,
+    /// Step time, ms.
+    pub step_ms: f64,
+    /// Compute, ms.
+    pub compute_ms: f64,
+    /// Communication not hidden, ms.
+    pub comm_exposed_ms: f64,
+    /// Input-pipeline wait, ms.
+    pub data_wait_ms: f64,
+    /// Serial work, ms.
+    pub serial_ms: f64,
+    /// Pipeline bubble, ms.
+    pub bubble_ms: f64,
+    /// Communication before overlap, ms.
+    pub comm_total_ms: CommMs,
+    /// Samples/s, whole cluster.
+    pub throughput: f64,
+    /// Tokens/s, whole cluster (transformers).
+    pub tokens_per_s: Option<f64>,
+    /// Achieved TFLOP/s per GPU counting recomputation.
+    pub tflops_per_gpu: f64,
+    /// Model FLOPs utilisation, 0…1.
+    pub mfu: f64,
+    /// Speedup against one GPU.
+    pub speedup: f64,
+    /// Speedup / GPUs.
+    pub efficiency: f64,
+    /// Amdahl serial fraction fitted on the curve up to this count.
+    pub serial_fraction: f64,
+    /// Memory per GPU, GiB.
+    pub memory_gib_per_gpu: f64,
+    /// Usable memory per GPU, GiB.
+    pub memory_capacity_gib: f64,
+    /// Whether it fits.
+    pub fits: bool,
+    /// The dominant wait.
+    pub bottleneck: Bottleneck,
+    /// The verdict in words.
+    pub verdict: String,
+    /// The advice, quantified.
+    pub advice: String,
+}
+
+impl StepReport {
+    /// Evaluates the scenario's step, with the serial fraction fitted on its own curve.
+    pub fn new(sc: &Scenario) -> Result<StepReport, ModelError> {
+        let s = sc.setup()?;
+        let r = step::evaluate_setup(&s)?;
+        let pts = sweep::sweep(sc, &sweep::counts(sc.gpus, sc.gpus));
+        let f = sweep::fitted_serial_fraction(sc, &pts);
+        Ok(StepReport::from_result(sc, &s, &r, f))
+    }
+
+    /// The report of an evaluated step.
+    pub fn from_result(
+        sc: &Scenario,
+        s: &Setup,
+        r: &StepResult,
+        serial_fraction: f64,
+    ) -> StepReport {
+        let b = &r.breakdown;
+        let v = step::verdict(sc, r);
+        StepReport {
+            scenario: sc.to_query(),
+            gpus: s.gpus,
+            dp: s.dp,
+            tp: s.tp,
+            pp: s.pp,
+            zero: s.zero,
+            batch: s.batch,
+            micro: s.micro,
+            micro_batches: r.micro_batches,
+            precision: s.precision.id(),
+            step_ms: b.total() * 1e3,
+            compute_ms: b.compute * 1e3,
+            comm_exposed_ms: b.comm_exposed * 1e3,
+            data_wait_ms: b.data_wait * 1e3,
+            serial_ms: b.serial * 1e3,
+            bubble_ms: b.bubble * 1e3,
+            comm_total_ms: CommMs {
+                tp: r.comm.tp * 1e3,
+                pp: r.comm.pp * 1e3,
+                dp: r.comm.dp * 1e3,
+            },
+            throughput: r.throughput,
+            tokens_per_s: r.tokens_per_s,
+            tflops_per_gpu: r.tflops_per_gpu,
+            mfu: r.mfu,
+            speedup: r.speedup,
+            efficiency: r.efficiency,
+            serial_fraction,
+            memory_gib_per_gpu: r.memory.total() / GIB,
+            memory_capacity_gib: r.memory.capacity / GIB,
+            fits: r.memory.fits(),
+            bottleneck: v.bottleneck,
+            verdict: v.text,
+            advice: v.advice,
+        }
+    }
+
+    /// A numeric field by its JSON key.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        STEP_METRICS
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, f)| f(self))
+    }
+}
+
+/// The numeric fields of [`StepReport`].
+const STEP_METRICS: &[(&str, Getter<StepReport>)] = &[
+    ("gpus", |r| f64::from(r.gpus)),
+    ("dp", |r| f64::from(r.dp)),
+    ("tp", |r| f64::from(r.tp)),
+    ("pp", |r| f64::from(r.pp)),
+    ("zero", |r| f64::from(r.zero)),
+    ("batch", |r| r.batch as f64),
+    ("micro", |r| f64::from(r.micro)),
+    ("micro_batches", |r| r.micro_batches as f64),
+    ("step_ms", |r| r.step_ms),
+    ("compute_ms", |r| r.compute_ms),
+    ("comm_exposed_ms", |r| r.comm_exposed_ms),
+    ("data_wait_ms", |r| r.data_wait_ms),
+    ("serial_ms", |r| r.serial_ms),
+    ("bubble_ms", |r| r.bubble_ms),
+    ("throughput", |r| r.throughput),
+    ("tokens_per_s", |r| r.tokens_per_s.unwrap_or(f64::NAN)),
+    ("tflops_per_gpu", |r| r.tflops_per_gpu),
+    ("mfu", |r| r.mfu),
+    ("speedup", |r| r.speedup),
+    ("efficiency", |r| r.efficiency),
+    ("serial_fraction", |r| r.serial_fraction),
+    ("memory_gib_per_gpu", |r| r.memory_gib_per_gpu),
+    ("memory_capacity_gib", |r| r.memory_capacity_gib),
+];
+
+/// The numeric metrics a command's report has, for checking lesson and validation files.
+pub fn metric_names(command: &str) -> Option<Vec<&'static str>> {
+    match command {
+        "collective" => Some(COLLECTIVE_METRICS.iter().map(|(k, _)| *k).collect()),
+        "step" => Some(STEP_METRICS.iter().map(|(k, _)| *k).collect()),
+        _ => None,
+    }
+}
+
+/// Checks that `command` exists and reports `metric`; the error names both.
+pub fn check_metric(command: &str, metric: &str) -> Result<(), String> {
+    let names = metric_names(command)
+        .ok_or_else(|| format!("unknown command '{command}'; accepted: collective, step"))?;
+    if names.contains(&metric) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the {command} report has no metric '{metric}'; accepted: {}",
+            names.join(", ")
+        ))
+    }
+}
+
+/// One metric of one scenario, through the typed reports.
+pub fn evaluate_metric(command: &str, query: &str, metric: &str) -> Result<f64, String> {
+    check_metric(command, metric)?;
+    let sc = Scenario::parse(query).map_err(|e| e.to_string())?;
+    let v = match command {
+        "collective" => CollectiveReport::new(&sc).map(|r| r.metric(metric)),
+        _ => StepReport::new(&sc).map(|r| r.metric(metric)),
+    }
+    .map_err(|e| e.to_string())?;
+    v.filter(|x| x.is_finite())
+        .ok_or_else(|| format!("{metric} has no value for {query}"))
+}
+
+/// One GPU count of a sweep: the step's parts and rates (no verdict: it is per count).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepRow {
+    /// GPUs.
+    pub gpus: u32,
+    /// Step time, ms.
+    pub step_ms: f64,
+    /// Compute, ms.
+    pub compute_ms: f64,
+    /// Communication not hidden, ms.
+    pub comm_exposed_ms: f64,
+    /// Input-pipeline wait, ms.
+    pub data_wait_ms: f64,
+    /// Serial work, ms.
+    pub serial_ms: f64,
+    /// Pipeline bubble, ms.
+    pub bubble_ms: f64,
+    /// Samples/s, whole cluster.
+    pub throughput: f64,
+    /// Speedup against one GPU.
+    pub speedup: f64,
+    /// Speedup / GPUs.
+    pub efficiency: f64,
+    /// Amdahl's speedup at the fitted serial fraction.
+    pub amdahl_speedup: f64,
+    /// Model FLOPs utilisation.
+    pub mfu: f64,
+    /// Memory fits.
+    pub fits: bool,
+}
+
+/// A sweep: one row per valid GPU count, and why the others are not valid.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepTable {
+    /// The inter-node network when the CLI compares several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inter: Option<&'static str>,
+    /// Amdahl serial fraction fitted up to the scenario's count.
+    pub serial_fraction: f64,
+    /// Valid counts.
+    pub points: Vec<SweepRow>,
+    /// Counts that are not valid scenarios, with the reason.
+    pub skipped: Vec<(u32, String)>,
+}
+
+/// One CSV cell of a sweep row.
+type Cell = fn(&SweepRow) -> String;
+
+/// The CSV columns of a sweep, in order.
+const CSV_COLUMNS: &[(&str, Cell)] = &[
+    ("gpus", |r| r.gpus.to_string()),
+    ("step_ms", |r| format!("{:.4}", r.step_ms)),
+    ("compute_ms", |r| format!("{:.4}", r.compute_ms)),
+    ("comm_exposed_ms", |r| format!("{:.4}", r.comm_exposed_ms)),
+    ("data_wait_ms", |r| format!("{:.4}", r.data_wait_ms)),
+    ("serial_ms", |r| format!("{:.4}", r.serial_ms)),
+    ("bubble_ms", |r| format!("{:.4}", r.bubble_ms)),
+    ("throughput", |r| format!("{:.3}", r.throughput)),
+    ("speedup", |r| format!("{:.4}", r.speedup)),
+    ("efficiency", |r| format!("{:.4}", r.efficiency)),
+    ("amdahl_speedup", |r| format!("{:.4}", r.amdahl_speedup)),
+    ("mfu", |r| format!("{:.4}", r.mfu)),
+    ("fits", |r| r.fits.to_string()),
+];
+
+impl SweepTable {
+    /// The table of evaluated points.
+    pub fn new(sc: &Scenario, pts: &[SweepPoint]) -> SweepTable {
+        let f = sweep::fitted_serial_fraction(sc, pts);
+        let mut points = Vec::new();
+        let mut skipped = Vec::new();
+        for p in pts {
+            match &p.result {
+                Ok(r) => points.push(SweepRow::new(p.gpus, r, f)),
+                Err(e) => skipped.push((p.gpus, e.clone())),
+            }
+        }
+        SweepTable {
+            inter: None,
+            serial_fraction: f,
+            points,
+            skipped,
+        }
+    }
+
+    /// The header line of the CSV (with a leading `inter` column when `with_inter`).
+    pub fn csv_header(with_inter: bool) -> String {
+        let cols: Vec<&str> = CSV_COLUMNS.iter().map(|(k, _)| *k).collect();
+        let lead = if with_inter { "inter," } else { "" };
+        format!("{lead}{}\n", cols.join(","))
+    }
+
+    /// The rows as CSV lines (prefixed by the network id when the table has one).
+    pub fn csv_rows(&self) -> String {
+        let mut out = String::new();
+        for r in &self.points {
+            if let Some(n) = self.inter {
+                out.push_str(n);
+                out.push(',');
+            }
+            let cells: Vec<String> = CSV_COLUMNS.iter().map(|(_, f)| f(r)).collect();
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The whole table as CSV.
+    pub fn csv(&self) -> String {
+        Self::csv_header(self.inter.is_some()) + &self.csv_rows()
+    }
+}
+
+impl SweepRow {
+    fn new(gpus: u32, r: &StepResult, serial_fraction: f64) -> SweepRow {
+        let b = &r.breakdown;
+        SweepRow {
+            gpus,
+            step_ms: b.total() * 1e3,
+            compute_ms: b.compute * 1e3,
+            comm_exposed_ms: b.comm_exposed * 1e3,
+            data_wait_ms: b.data_wait * 1e3,
+            serial_ms: b.serial * 1e3,
+            bubble_ms: b.bubble * 1e3,
+            throughput: r.throughput,
+            speedup: r.speedup,
+            efficiency: r.efficiency,
+            amdahl_speedup: sweep::amdahl(serial_fraction, f64::from(gpus)),
+            mfu: r.mfu,
+            fits: r.memory.fits(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every number the reports serialise can be named by lessons and validation rows.
+    #[test]
+    fn every_numeric_field_is_a_metric() {
+        let sc = Scenario::parse("gpus=16&model=gpt2-xl").unwrap();
+        for (cmd, v) in [
+            (
+                "collective",
+                serde_json::to_value(CollectiveReport::new(&sc).unwrap()).unwrap(),
+            ),
+            (
+                "step",
+                serde_json::to_value(StepReport::new(&sc).unwrap()).unwrap(),
+            ),
+        ] {
+            let names = metric_names(cmd).unwrap();
+            for (k, x) in v.as_object().unwrap() {
+                if x.is_number() {
+                    assert!(names.contains(&k.as_str()), "{cmd}: {k} is not a metric");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_misspelt_metric_is_named() {
+        let e = check_metric("step", "step_time").unwrap_err();
+        assert!(e.contains("step_time") && e.contains("step_ms"), "{e}");
+        assert!(check_metric("stpe", "step_ms").is_err());
+    }
+
+    #[test]
+    fn one_csv_for_cli_and_page() {
+        let sc = Scenario::parse("gpus=64&model=gpt2-xl&inter=tcp25").unwrap();
+        let t = SweepTable::new(&sc, &sweep::curve(&sc));
+        let csv = t.csv();
+        assert_eq!(csv.lines().count(), t.points.len() + 1);
+        let cols = csv.lines().next().unwrap().split(',').count();
+        assert!(csv.lines().all(|l| l.split(',').count() == cols));
+    }
+}
