@@ -4,16 +4,19 @@ use crate::model::keys;
 use crate::model::report::{CollectiveReport, StepReport, SweepTable};
 use crate::model::scenario::Scenario;
 use crate::model::sweep;
+use crate::validation;
 
 /// Usage text, with the key lists from the key table.
 pub fn usage() -> String {
     format!(
-        "usage: scaling-lab <collective|step|sweep|keys> '<scenario>' [--csv] [--inter a,b,…]
+        "usage: scaling-lab <collective|step|sweep|keys|validate> '<scenario>' [--csv] [--inter a,b,…]
   collective  time, algbw and busbw of one collective (keys: {})
   step        one training step (also: {})
   sweep       the step over GPU counts 1…65,536 (JSON, or CSV with --csv); with --inter, one curve
               per listed inter-node network (e.g. --inter tcp100,roce400,ib-ndr)
   keys        every scenario key as a Markdown table (values, default, unit, meaning)
+  validate    the model against every published measurement in tests/data (per row, then the
+              error per group on held-out and calibration rows)
 scenario: key=value&key=value, e.g. 'gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b'",
         keys::names_for(true).join(" "),
         keys::names_for(false)
@@ -89,6 +92,7 @@ pub fn run(args: &[String]) -> Output {
             .map(|r| to_json(&r)),
         "sweep" => sweep_command(q, inters, csv),
         "keys" => Ok(keys::markdown_table()),
+        "validate" => validate_command(),
         other => Err(format!("unknown command '{other}'\n{}", usage())),
     };
     match result {
@@ -144,6 +148,37 @@ fn sweep_command(q: &str, inters: Option<&str>, csv: bool) -> Result<String, Str
     } else {
         tables.first().map(to_json).unwrap_or_default()
     })
+}
+
+/// `validate`: one line per row, then the summary table the README carries.
+fn validate_command() -> Result<String, String> {
+    let outcomes = validation::evaluate(&validation::rows()?);
+    let mut out = String::new();
+    for o in &outcomes {
+        let r = &o.row;
+        let model = match &o.model {
+            Ok(m) => format!("{m:>12.4}"),
+            Err(e) => format!("error: {e}"),
+        };
+        let verdict = match (o.inside(), &r.miss) {
+            (true, _) => "ok".to_string(),
+            (false, Some(why)) => format!("known miss: {why}"),
+            (false, None) => "MISS".to_string(),
+        };
+        out.push_str(&format!(
+            "{:<11} {:<32} {:>16} published {:>12.4} [{:.4}, {:.4}] model {model} {:+6.1} % {verdict}\n",
+            r.set.name(),
+            r.id,
+            r.metric,
+            r.published,
+            r.low,
+            r.high,
+            100.0 * o.error().unwrap_or(f64::NAN),
+        ));
+    }
+    out.push('\n');
+    out.push_str(&validation::markdown(&validation::summarize(&outcomes)));
+    Ok(out)
 }
 
 /// The static id of a network named in `--inter`.

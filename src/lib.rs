@@ -7,6 +7,7 @@ pub mod cli;
 pub mod lessons;
 pub mod model;
 pub mod render;
+pub mod validation;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -133,7 +133,9 @@ fn tree_rounds_never_exceed_their_charge() {
         for r in &s.rounds {
             let g = group_of(&r.transfers, s.per_node, None, s.part_bytes, false);
             let t = gpu_scaling_lab::model::collective::round_time(&c, s.protocol, &g);
-            assert!(t.total() <= r.time.total() * (1.0 + 1e-9), "n={n}");
+            // The transfer of every round fits in its tick (the tree's latency is charged along
+            // its depth, not per round's own link).
+            assert!(t.transfer <= r.time.transfer * (1.0 + 1e-9), "n={n}");
         }
     }
 }

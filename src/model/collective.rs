@@ -152,38 +152,58 @@ impl Protocol {
         [0.25, 0.92, 1.0][self.index()]
     }
 
-    /// Base latency of launching one collective, µs (NCCL ≥ 2.19 `tuning.cc` `baseLat`, Ring:
-    /// LL 6.6, LL128 14.0, Simple 8.4).
-    pub fn base_latency_us(self) -> f64 {
-        [6.6, 14.0, 8.4][self.index()]
-    }
-
-    /// Launch latency of one collective by `algo` under this protocol, µs. NVLS has its own:
-    /// 23 µs (NCCL ≥ 2.19 `tuning.cc`, NVLS row), covering both switch phases.
-    pub fn launch_latency_us(self, algo: Algo) -> f64 {
-        if algo == Algo::Nvls {
-            NVLS_LATENCY_US
-        } else {
-            self.base_latency_us()
+    /// Base latency of launching one collective, µs. Every NCCL latency here is from one
+    /// release, NCCL 2.29.7 (`src/graph/tuning.cc`, `baseLatencies`): Tree LL 6.8, LL128 14.0,
+    /// Simple 8.4; Ring 6.6, 14.0, 8.4; NVLS 0 (its cost is all in its hop latency).
+    pub fn base_latency_us(self, algo: Algo) -> f64 {
+        match algo {
+            Algo::Nvls => 0.0,
+            Algo::Tree => [6.8, 14.0, 8.4][self.index()],
+            _ => [6.6, 14.0, 8.4][self.index()],
         }
     }
 
-    /// Per-round latency for a link class, µs (NCCL `tuning.cc` `hwLat`, Ring row:
-    /// NVLink .6/1.9/3.4, PCI 1.0/2.5/5.7, NET 2.7/4.0/9.6).
-    pub fn hop_latency_us(self, link: Link) -> f64 {
+    /// Latency charged once per collective, µs: the base latency, and for NVLS its whole cost
+    /// (one NVLink step through the switch, 25 µs).
+    pub fn launch_latency_us(self, algo: Algo) -> f64 {
+        let own = if algo == Algo::Nvls {
+            self.hop_latency_us(Algo::Nvls, Link::Switch)
+        } else {
+            0.0
+        };
+        self.base_latency_us(algo) + own
+    }
+
+    /// Per-step latency of a link class, µs (NCCL 2.29.7 `tuning.cc` `hwLatencies`). Ring:
+    /// NVLink .6/1.9/3.4, PCI 1.0/2.5/5.7, NET 2.7/4.0/14.0; Tree: NVLink .6/1.25/4.0,
+    /// PCI 1.0/1.9/4.0, NET 5.0/8.5/14; NVLS (Simple): NVLink 25, NET 18. Recursive
+    /// halving-doubling and the hierarchical algorithm, which NCCL does not have, take the ring's.
+    pub fn hop_latency_us(self, algo: Algo, link: Link) -> f64 {
         let i = self.index();
-        match link {
-            Link::NvLink | Link::Switch => [0.6, 1.9, 3.4][i],
-            Link::Pcie => [1.0, 2.5, 5.7][i],
-            Link::Network => [2.7, 4.0, 9.6][i],
-            Link::Local => 0.0,
+        match (algo, link) {
+            (_, Link::Local) => 0.0,
+            (Algo::Nvls, Link::Network) => 18.0,
+            (Algo::Nvls, _) => 25.0,
+            (Algo::Tree, Link::NvLink | Link::Switch) => [0.6, 1.25, 4.0][i],
+            (Algo::Tree, Link::Pcie) => [1.0, 1.9, 4.0][i],
+            (Algo::Tree, Link::Network) => [5.0, 8.5, 14.0][i],
+            (_, Link::NvLink | Link::Switch) => [0.6, 1.9, 3.4][i],
+            (_, Link::Pcie) => [1.0, 2.5, 5.7][i],
+            (_, Link::Network) => [2.7, 4.0, 14.0][i],
+        }
+    }
+
+    /// NCCL's per-step network post overhead on a multi-node ring, µs: 1 µs on x86 hosts, three
+    /// times that for Simple (NCCL 2.29.7 `tuning.cc` `getNetOverhead`, lines 212–219, 391–393).
+    /// A ring step inside a node of a multi-node ring costs at least this.
+    pub fn net_overhead_us(self) -> f64 {
+        if self == Protocol::Simple {
+            3.0
+        } else {
+            1.0
         }
     }
 }
-
-/// NVLS (in-switch reduction) latency per collective, µs: NCCL ≥ 2.19 `tuning.cc` gives the NVLS
-/// algorithm 23 µs (Simple protocol only; NVLS has no LL/LL128 variant).
-const NVLS_LATENCY_US: f64 = 23.0;
 
 /// A class of link a round's traffic crosses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -339,14 +359,21 @@ pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
     };
     let net_hop = crosses && !g.intra_latency;
     let hop_link = if net_hop { Link::Network } else { intra_link };
-    // The switch rounds' latency is the NVLS launch latency, charged once per collective.
     let mut hop = if g.switch {
+        // The switch rounds' latency is NVLS's, charged once per collective (`launch_latency_us`).
         0.0
+    } else if net_hop && c.per_node <= 1 {
+        // One GPU per node: every step's latency is exposed; NCCL charges the tree's network
+        // latency (`tuning.cc`: "With ppn=1 latencies are fully exposed").
+        p.hop_latency_us(Algo::Tree, Link::Network)
     } else {
-        p.hop_latency_us(hop_link)
+        p.hop_latency_us(Algo::Ring, hop_link)
     };
     if net_hop {
         hop += c.inter.extra_latency_us;
+    } else if c.nodes() > 1 && !g.switch {
+        // A step inside a node of a multi-node collective still pays the network post overhead.
+        hop = hop.max(p.net_overhead_us());
     }
     let intra_bw = if g.switch {
         // Each GPU pushes S into the switch and pulls S back; calibrated so that the all-reduce's
@@ -384,6 +411,29 @@ pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
         latency: hop * 1e-6,
         transfer: t.max(t_reduce),
         link,
+    }
+}
+
+/// Latency of one tick of the pipelined double tree, µs: NCCL charges a tree all-reduce
+/// 2·((ppn − 1)·intra + log2(nodes)·inter) along its depth (NCCL 2.29.7 `tuning.cc` line 380),
+/// NVLink (or PCIe) latencies on the chain inside a node and network latencies between nodes;
+/// spread evenly over the ticks of one pass down the tree's height.
+fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
+    let g = c.per_node.min(c.gpus).max(1);
+    let k = c.nodes().max(1);
+    let intra = p.hop_latency_us(Algo::Tree, c.intra_link());
+    let inter = p.hop_latency_us(Algo::Tree, Link::Network) + c.inter.extra_latency_us;
+    let log2_nodes = 31 - k.leading_zeros();
+    let path = f64::from(g - 1) * intra + f64::from(log2_nodes) * inter;
+    path / f64::from(DoubleTree::new(c.gpus, g).height().max(1))
+}
+
+/// One tick of the pipelined double tree: its busiest stage's transfer, and the tree's latency
+/// per tick ([`tree_tick_latency_us`]). The cost and the explicit schedule both use it.
+pub fn tree_tick(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
+    RoundTime {
+        latency: tree_tick_latency_us(c, p) * 1e-6,
+        ..round_time(c, p, g)
     }
 }
 
@@ -861,8 +911,8 @@ fn costs(
     let tree_depth2 = f64::from(2 * DoubleTree::new(c.gpus, c.per_node).height());
     each_group(c, op, algo, bytes, 1, &mut |g| {
         for (t, p) in totals.iter_mut().zip(protos) {
-            let rt = round_time(c, *p, &g);
             if algo == Algo::Tree {
+                let rt = tree_tick(c, *p, &g);
                 let (h, x) = (rt.latency, rt.transfer);
                 let ticks = |slices: u32| tree_depth2 + f64::from(slices) - 1.0;
                 let time = |slices: u32| ticks(slices) * (h + x / f64::from(slices));
@@ -877,6 +927,7 @@ fn costs(
                 t.slices = slices;
                 t.add(&tick, ticks(slices), ticks(slices) as u64);
             } else {
+                let rt = round_time(c, *p, &g);
                 t.slices = 1;
                 t.add(&rt, g.count as f64, g.count);
             }
@@ -996,11 +1047,15 @@ pub fn p2p_time(c: &Cluster, bytes: f64, same_node: bool) -> f64 {
         } else {
             c.intra_bw()
         };
-        (p.base_latency_us() + p.hop_latency_us(c.intra_link())) * 1e-6 + bytes / bw
+        (p.base_latency_us(Algo::Ring) + p.hop_latency_us(Algo::Ring, c.intra_link())) * 1e-6
+            + bytes / bw
     } else {
         let per_gpu_nics = (f64::from(c.nics) / f64::from(c.per_node.max(1))).min(1.0);
         let bw = c.inter.nic_bw() * per_gpu_nics;
-        (p.base_latency_us() + p.hop_latency_us(Link::Network) + c.inter.extra_latency_us) * 1e-6
+        (p.base_latency_us(Algo::Ring)
+            + p.hop_latency_us(Algo::Ring, Link::Network)
+            + c.inter.extra_latency_us)
+            * 1e-6
             + bytes / bw.max(1.0)
     }
 }

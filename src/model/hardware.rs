@@ -78,6 +78,12 @@ pub struct Gpu {
     /// Achievable fraction of the dense 16-bit peak for large matmuls ("maximum achievable matmul
     /// FLOPS", stas00/ml-engineering `compute/accelerator/README.md`).
     pub matmul_efficiency: f64,
+    /// The same for FP8 matmuls (the FP8 column of that table), where the chip has FP8.
+    pub fp8_matmul_efficiency: f64,
+    /// FlashAttention-2's forward+backward rate as a share of the 16-bit peak, causal, head
+    /// dimension 128, 4K tokens (Dao 2023, Fig. 4 and the H100 figure, counting the halved causal
+    /// FLOPs): `None` where FlashAttention-2 does not run (before Ampere).
+    pub flash_attention_efficiency: Option<f64>,
     /// Fabric a node of these GPUs normally has, for defaults.
     pub default_intra: &'static str,
 }
@@ -98,6 +104,26 @@ impl Gpu {
             .collect()
     }
 
+    /// Achievable share of the peak for large matmuls at a precision.
+    pub fn matmul_efficiency_at(&self, p: Precision) -> f64 {
+        if p == Precision::Fp8 {
+            self.fp8_matmul_efficiency
+        } else {
+            self.matmul_efficiency
+        }
+    }
+
+    /// The 16-bit precision attention and other non-GEMM math run in under FP8 training
+    /// (Transformer Engine runs only Linear layers in FP8: "Attention computations: run in high
+    /// precision by default", TE docs `low_precision_training/introduction`).
+    pub fn attention_precision(&self, p: Precision) -> Precision {
+        match p {
+            Precision::Fp8 if self.peak_flops(Precision::Bf16).is_some() => Precision::Bf16,
+            Precision::Fp8 => Precision::Fp16,
+            other => other,
+        }
+    }
+
     /// Memory in bytes.
     pub fn mem_bytes(&self) -> f64 {
         self.mem_gb * 1e9
@@ -116,6 +142,9 @@ pub const GPUS: [Gpu; 7] = [
         mem_gb: 32.0,
         mem_bw_gbs: 900.0,
         matmul_efficiency: 0.80,
+        fp8_matmul_efficiency: 0.0,
+        // FlashAttention-2 needs Ampere or newer.
+        flash_attention_efficiency: None,
         default_intra: "nvlink2",
     },
     // A100 SXM 80 GB — NVIDIA A100 datasheet: 19.5 FP32, 156 TF32, 312 FP16/BF16 dense; 2039 GB/s
@@ -127,10 +156,13 @@ pub const GPUS: [Gpu; 7] = [
         mem_gb: 80.0,
         mem_bw_gbs: 2039.0,
         matmul_efficiency: 0.87,
+        fp8_matmul_efficiency: 0.0,
+        // FA2 causal hd128 fwd+bwd at 4K on A100 80GB: 173 TFLOP/s.
+        flash_attention_efficiency: Some(173.0 / 312.0),
         default_intra: "nvlink3",
     },
     // H100 SXM — NVIDIA H100 datasheet: 67 FP32, 494.5 TF32, 989.4 FP16/BF16, 1978.9 FP8 dense;
-    // 80 GB HBM3 at 3.35 TB/s. MAMF ≈ 80 % (ml-engineering).
+    // 80 GB HBM3 at 3.35 TB/s. MAMF ≈ 80 % BF16 (794.5 TFLOP/s), 70.9 % FP8 (1402.6; ml-engineering).
     Gpu {
         id: "h100",
         name: "NVIDIA H100 SXM 80 GB",
@@ -144,6 +176,9 @@ pub const GPUS: [Gpu; 7] = [
         mem_gb: 80.0,
         mem_bw_gbs: 3350.0,
         matmul_efficiency: 0.80,
+        fp8_matmul_efficiency: 1402.6 / 1978.9,
+        // FA2 causal hd128 fwd+bwd at 4K on H100 SXM5: 294 TFLOP/s (FA2 runs its Ampere kernels there).
+        flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink4",
     },
     // H200 SXM — NVIDIA H200 datasheet: H100 compute; 141 GB HBM3e at 4.8 TB/s. MAMF as H100
@@ -161,10 +196,14 @@ pub const GPUS: [Gpu; 7] = [
         mem_gb: 141.0,
         mem_bw_gbs: 4800.0,
         matmul_efficiency: 0.80,
+        fp8_matmul_efficiency: 1453.4 / 1978.9,
+        // As H100 (same die).
+        flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink4",
     },
     // B200 — NVIDIA DGX B200 / HGX B200 datasheet per GPU: 80 FP32, 1100 TF32, 2250 FP16/BF16,
-    // 4500 FP8 dense; 180 GB HBM3e at 8 TB/s. MAMF ≈ 78 % (ml-engineering).
+    // 4500 FP8 dense; 180 GB HBM3e at 8 TB/s. MAMF ≈ 78 % BF16 (1745), 76.3 % FP8 (3432.5;
+    // ml-engineering).
     Gpu {
         id: "b200",
         name: "NVIDIA B200 180 GB",
@@ -178,6 +217,9 @@ pub const GPUS: [Gpu; 7] = [
         mem_gb: 180.0,
         mem_bw_gbs: 8000.0,
         matmul_efficiency: 0.78,
+        fp8_matmul_efficiency: 3432.5 / 4500.0,
+        // **Assumption**: H100's share (no published FA2 figure for Blackwell).
+        flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink5",
     },
     // MI300X — AMD Instinct MI300X datasheet: 163.4 FP32 matrix, 653.7 TF32, 1307.4 FP16/BF16,
@@ -195,6 +237,9 @@ pub const GPUS: [Gpu; 7] = [
         mem_gb: 192.0,
         mem_bw_gbs: 5300.0,
         matmul_efficiency: 0.51,
+        fp8_matmul_efficiency: 0.51,
+        // **Assumption**: H100's share (no published FA2 figure for MI300X); no FP8 MAMF either, so FP8 at the BF16 share.
+        flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "xgmi",
     },
     // GeForce RTX 4090 — NVIDIA Ada Lovelace architecture whitepaper, appendix table: 82.6 FP32,
@@ -213,6 +258,9 @@ pub const GPUS: [Gpu; 7] = [
         mem_gb: 24.0,
         mem_bw_gbs: 1008.0,
         matmul_efficiency: 0.75,
+        fp8_matmul_efficiency: 0.75,
+        // **Assumption**: A100's share (Ada runs FA2's Ampere kernels); FP8 at the BF16 share.
+        flash_attention_efficiency: Some(173.0 / 312.0),
         default_intra: "pcie4",
     },
 ];
@@ -350,7 +398,8 @@ pub const FABRICS: [Fabric; 8] = [
         nvls_busbw_gbs: 475.0,
     },
     // NVLink5 with fourth-generation NVSwitch (DGX B200): 18 links, 900 GB/s per direction.
-    // NVLS busbw: **assumption** scaled from NVLink4 by line rate (475 × 2).
+    // NVLS all-reduce busbw on 8× B200: "830+" GB/s (NVIDIA/nccl issue #1807); 8× B300 reach
+    // 845 GB/s with NVLS on (NVIDIA/nccl issue #2140, NCCL 2.30.4).
     Fabric {
         id: "nvlink5",
         name: "NVLink 5 + NVSwitch (B200)",
@@ -359,7 +408,7 @@ pub const FABRICS: [Fabric; 8] = [
         peer_gbs: 900.0,
         efficiency: NVLINK5_EFF,
         in_switch_reduce: true,
-        nvls_busbw_gbs: 950.0,
+        nvls_busbw_gbs: 830.0,
     },
     // AMD Infinity Fabric (xGMI) on MI300X platforms: 7 links per GPU, 64 GB/s per peer and
     // direction, full mesh of 8 (AMD MI300X platform datasheet; ml-engineering). Achievable
@@ -420,10 +469,30 @@ const RDMA_EFF_400G: f64 = 48.5 / 50.0;
 /// RoCE v2 carries ~4 % more header than IB (Ethernet+IP+UDP+BTH vs LRH+BTH on 4 KiB MTU);
 /// **assumption**: 0.96 of the IB fraction.
 const ROCE_FACTOR: f64 = 0.96;
-/// NCCL's socket transport over kernel TCP. **Assumption**: 10/25 GbE reach ~90/85 % of line
-/// rate with several sockets per connection (NCCL_NSOCKS_PERTHREAD), while one host's TCP stack
-/// copies cap 100 GbE near 55 %; each hop pays ~25 µs of kernel network stack round trip.
+/// NCCL's socket transport over kernel TCP stages every byte through host memory and, by
+/// default, drives one socket from the proxy thread (NCCL 2.29.7 `net_socket.cc`: `autoNt=0,
+/// autoNs=1` outside AWS and GCP). Measured, that reaches no more than 60 % of wire speed on
+/// 32 GbE (NVIDIA/nccl issue #209) and at best 4–6 GB/s of busbw on 100 GbE, where the host's
+/// copies and TCP stack, not the wire, set the rate (NVIDIA/nccl issue #450).
+const TCP_WIRE_FRACTION: f64 = 0.60;
+/// The host-side ceiling of one node's NCCL socket traffic, 5 GB/s (the middle of issue #450's
+/// 4–6 GB/s on 100 GbE).
+const TCP_HOST_GBS: f64 = 5.0;
+/// **Assumption**: each TCP hop pays ~25 µs of kernel network stack round trip beyond NCCL's RDMA
+/// figure (NCCL's own tuner reports 0 network latency for sockets and IB alike: `net_socket.cc`
+/// `props->latency = 0`).
 const TCP_LATENCY_US: f64 = 25.0;
+
+/// Achievable fraction of a TCP link's line rate: the wire fraction, capped by the host.
+const fn tcp_efficiency(gbps: f64) -> f64 {
+    let wire = gbps / 8.0 * TCP_WIRE_FRACTION;
+    let host = if wire < TCP_HOST_GBS {
+        wire
+    } else {
+        TCP_HOST_GBS
+    };
+    host / (gbps / 8.0)
+}
 
 /// Inter-node networks in the catalog. Line rates: IEEE 802.3 Ethernet speeds; InfiniBand 4×
 /// ports EDR 100, HDR 200, NDR 400, XDR 800 Gb/s (InfiniBand Trade Association roadmap).
@@ -441,7 +510,7 @@ pub const NETWORKS: [Network; 12] = [
         name: "10 GbE, TCP",
         kind: NetKind::Tcp,
         gbps: 10.0,
-        efficiency: 0.90,
+        efficiency: tcp_efficiency(10.0),
         extra_latency_us: TCP_LATENCY_US,
     },
     Network {
@@ -449,7 +518,7 @@ pub const NETWORKS: [Network; 12] = [
         name: "25 GbE, TCP",
         kind: NetKind::Tcp,
         gbps: 25.0,
-        efficiency: 0.85,
+        efficiency: tcp_efficiency(25.0),
         extra_latency_us: TCP_LATENCY_US,
     },
     Network {
@@ -457,7 +526,7 @@ pub const NETWORKS: [Network; 12] = [
         name: "100 GbE, TCP",
         kind: NetKind::Tcp,
         gbps: 100.0,
-        efficiency: 0.55,
+        efficiency: tcp_efficiency(100.0),
         extra_latency_us: TCP_LATENCY_US,
     },
     Network {
@@ -564,7 +633,8 @@ mod tests {
             assert!(f.efficiency > 0.5 && f.efficiency < 1.0, "{}", f.id);
         }
         for n in NETWORKS.iter().filter(|n| n.kind != NetKind::None) {
-            assert!(n.efficiency > 0.5 && n.efficiency < 1.0, "{}", n.id);
+            // TCP at 100 GbE is host-bound at 0.4 of the wire.
+            assert!(n.efficiency >= 0.4 && n.efficiency < 1.0, "{}", n.id);
         }
     }
 

@@ -100,6 +100,19 @@ pub struct CommMs {
     pub dp: f64,
 }
 
+/// Memory per GPU by kind, GiB.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MemoryGib {
+    /// Weights.
+    pub weights: f64,
+    /// Gradients.
+    pub gradients: f64,
+    /// Optimizer state.
+    pub optimizer: f64,
+    /// Activations (and logits).
+    pub activations: f64,
+}
+
 /// The `step` command's answer: inputs as resolved, the step's parts, rates and the verdict.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StepReport {
@@ -141,6 +154,8 @@ pub struct StepReport {
     pub throughput: f64,
     /// Tokens/s, whole cluster (transformers).
     pub tokens_per_s: Option<f64>,
+    /// Tokens/s per GPU (transformers), as training benchmarks publish it.
+    pub tokens_per_gpu_s: Option<f64>,
     /// Achieved TFLOP/s per GPU counting recomputation.
     pub tflops_per_gpu: f64,
     /// Model FLOPs utilisation, 0…1.
@@ -155,6 +170,8 @@ pub struct StepReport {
     pub memory_gib_per_gpu: f64,
     /// Usable memory per GPU, GiB.
     pub memory_capacity_gib: f64,
+    /// Memory per GPU by kind.
+    pub memory_gib: MemoryGib,
     /// Whether it fits.
     pub fits: bool,
     /// The dominant wait.
@@ -208,6 +225,7 @@ impl StepReport {
             },
             throughput: r.throughput,
             tokens_per_s: r.tokens_per_s,
+            tokens_per_gpu_s: r.tokens_per_s.map(|t| t / f64::from(s.gpus)),
             tflops_per_gpu: r.tflops_per_gpu,
             mfu: r.mfu,
             speedup: r.speedup,
@@ -215,6 +233,12 @@ impl StepReport {
             serial_fraction,
             memory_gib_per_gpu: r.memory.total() / GIB,
             memory_capacity_gib: r.memory.capacity / GIB,
+            memory_gib: MemoryGib {
+                weights: r.memory.weights / GIB,
+                gradients: r.memory.gradients / GIB,
+                optimizer: r.memory.optimizer / GIB,
+                activations: r.memory.activations / GIB,
+            },
             fits: r.memory.fits(),
             bottleneck: v.bottleneck,
             verdict: v.text,
@@ -249,6 +273,9 @@ const STEP_METRICS: &[(&str, Getter<StepReport>)] = &[
     ("bubble_ms", |r| r.bubble_ms),
     ("throughput", |r| r.throughput),
     ("tokens_per_s", |r| r.tokens_per_s.unwrap_or(f64::NAN)),
+    ("tokens_per_gpu_s", |r| {
+        r.tokens_per_gpu_s.unwrap_or(f64::NAN)
+    }),
     ("tflops_per_gpu", |r| r.tflops_per_gpu),
     ("mfu", |r| r.mfu),
     ("speedup", |r| r.speedup),

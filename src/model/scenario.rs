@@ -128,6 +128,8 @@ pub struct Scenario {
     pub tp: u32,
     /// Sequence parallelism with tensor parallelism.
     pub sp: Option<bool>,
+    /// Tensor-parallel collectives overlapped with the GEMMs.
+    pub tp_overlap: bool,
     /// Pipeline stages.
     pub pp: u32,
     /// Interleaved pipeline: model chunks per pipeline GPU.
@@ -135,7 +137,7 @@ pub struct Scenario {
     /// ZeRO / FSDP stage.
     pub zero: Option<u8>,
     /// Attention kernel.
-    pub attn: Attn,
+    pub attn: Option<Attn>,
     /// Activation recomputation.
     pub recompute: Recompute,
     /// Whether the gradient sync overlaps the backward pass.
@@ -178,10 +180,11 @@ impl Default for Scenario {
             precision: None,
             tp: 1,
             sp: None,
+            tp_overlap: false,
             pp: 1,
             vpp: 1,
             zero: None,
-            attn: Attn::Flash,
+            attn: None,
             recompute: Recompute::None,
             overlap: true,
             scaling: Scaling::Weak,
@@ -220,6 +223,8 @@ pub struct Setup {
     pub tp: u32,
     /// Sequence parallelism.
     pub sp: bool,
+    /// Tensor-parallel collectives overlapped with the GEMMs.
+    pub tp_overlap: bool,
     /// Pipeline stages.
     pub pp: u32,
     /// Model chunks per pipeline GPU (interleaved 1F1B).
@@ -567,6 +572,20 @@ impl Scenario {
                 "vpp interleaves pipeline stages; it needs pp > 1",
             ));
         }
+        let attn = match (self.attn, self.gpu.flash_attention_efficiency) {
+            (Some(Attn::Flash), None) => {
+                return Err(ModelError::new(
+                    "attn",
+                    format!(
+                        "FlashAttention-2 needs an Ampere or newer GPU; {} runs attn=eager",
+                        self.gpu.id
+                    ),
+                ))
+            }
+            (Some(a), _) => a,
+            (None, Some(_)) => Attn::Flash,
+            (None, None) => Attn::Eager,
+        };
         let mp = tp * pp;
         if gpus % mp != 0 {
             return Err(ModelError::new(
@@ -628,12 +647,13 @@ impl Scenario {
             precision,
             tp,
             sp: self.sp.unwrap_or(tp > 1),
+            tp_overlap: self.tp_overlap,
             pp,
             vpp,
             dp,
             dp_active,
             zero: self.zero.unwrap_or(0),
-            attn: self.attn,
+            attn,
             recompute: self.recompute,
             overlap: self.overlap,
             scaling: self.scaling,
@@ -642,10 +662,19 @@ impl Scenario {
             micro_batches,
             data_rate: self.data_rate.unwrap_or(workload.default_data_rate),
         };
-        // ZeRO's default follows what frameworks do: shard everything (FSDP) once the training
-        // state no longer fits one GPU's share.
-        if self.zero.is_none() && !super::step::memory(&setup).fits() {
-            setup.zero = 3;
+        // ZeRO's default follows what frameworks do: plain data parallelism while the training
+        // state fits, else the least sharding that fits — Megatron's distributed optimizer
+        // (stage 1) first, FSDP (stage 3) when nothing less will do.
+        if self.zero.is_none() {
+            setup.zero = (0..=3)
+                .find(|&z| {
+                    super::step::memory(&Setup {
+                        zero: z,
+                        ..setup.clone()
+                    })
+                    .fits()
+                })
+                .unwrap_or(3);
         }
         Ok(setup)
     }

@@ -9,8 +9,8 @@
 //! check that every GPU ends with the exact sum and that the time charged matches the cost.
 
 use super::collective::{
-    cost, each_group, prev_pow2, ring_round_crosses, round_time, Algo, Cluster, DoubleTree, Op,
-    Protocol, RoundGroup, RoundTime,
+    cost, each_group, prev_pow2, ring_round_crosses, round_time, tree_tick, Algo, Cluster,
+    DoubleTree, Op, Protocol, RoundGroup, RoundTime,
 };
 use super::ModelError;
 
@@ -176,7 +176,7 @@ impl Schedule {
         let mut tick = None;
         if chosen.algorithm == Algo::Tree {
             each_group(c, op, Algo::Tree, bytes, chosen.slices, &mut |grp| {
-                tick = Some(round_time(c, chosen.protocol, &grp));
+                tick = Some(tree_tick(c, chosen.protocol, &grp));
             })?;
         }
         let ring = chosen.algorithm == Algo::Ring && c.nodes() > 1;

@@ -5,6 +5,7 @@
 //! [`Setup`]; the "what if" questions of the verdict change a [`Scenario`] and resolve it again.
 
 use super::collective::{self, Algo, Cluster, Op};
+use super::hardware::Precision;
 use super::scenario::{Scaling, Scenario, Setup};
 use super::units::GIB;
 use super::workload::{Activations, Recompute};
@@ -282,7 +283,18 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
             compute += (total - exposed).max(0.0) * OVERLAP_SLOWDOWN;
         }
     }
-    let comm_exposed = comm.tp + comm.pp + dp_exposed;
+    // Tensor-parallel collectives either wait in line (the default) or, with Transformer Engine's
+    // userbuffer overlap, run in pieces beside the GEMMs that produce and consume them (one piece
+    // per collective), paying the SM contention while they do.
+    let tp_exposed = if s.tp_overlap && comm.tp > 0.0 {
+        let pieces = 4.0 * layers_per_stage * mf;
+        let exposed = exposed_after(comm.tp, compute, pieces);
+        compute += (comm.tp - exposed) * OVERLAP_SLOWDOWN;
+        exposed
+    } else {
+        comm.tp
+    };
+    let comm_exposed = tp_exposed + comm.pp + dp_exposed;
 
     // Serial: the optimizer step over the parameters this GPU updates (sharded by ZeRO ≥ 1),
     // memory-bound, plus the per-step host overhead.
@@ -327,21 +339,55 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
 /// copies reach 80–90 % of the datasheet figure on A100/H100).
 const HBM_EFFICIENCY: f64 = 0.8;
 
-/// Compute time of one sample on one GPU holding 1/(tp·pp) of the model: its GEMM FLOPs at the
-/// achievable matmul rate plus its memory-bound activation traffic at HBM speed.
+/// Bytes per token and layer that FP8 training moves to quantize GEMM operands: Transformer
+/// Engine casts every Linear input and every output gradient to FP8, with a transposed copy on
+/// Hopper ("both `input` and `input^T` quantized versions are created", TE docs
+/// `low_precision_training/introduction`); a layer's Linear inputs are ≈ 7·h values (QKV,
+/// projection, and the MLP's h and 4·h) and its output gradients ≈ 9·h, each read in 16 bits and
+/// written twice in 8: 16·h × 4 bytes.
+const FP8_CAST_BYTES_PER_TOKEN_LAYER: f64 = 64.0;
+
+/// Compute time of one sample on one GPU holding 1/(tp·pp) of the model: the dense GEMMs at the
+/// achievable matmul rate of the training precision, the attention core at its kernel's rate in
+/// 16 bits (FlashAttention-2's measured rate, or as GEMMs when eager), and the memory-bound rest
+/// (activations, FP8 casts) at HBM speed.
 pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
     let w = &s.workload;
     let gpu = s.gpu;
-    let peak = gpu.peak_flops(s.precision).unwrap_or(1.0);
-    let rate = peak * gpu.matmul_efficiency * w.kernel_efficiency;
+    let p = s.precision;
     let acts = Activations {
         tp,
         ..activations(s)
     };
     let share = f64::from(tp * pp);
-    let act_scale = if s.precision.is_fp32() { 2.0 } else { 1.0 };
-    let traffic = w.traffic_bytes_per_sample(&acts, 1.0 / f64::from(pp)) * act_scale;
-    w.hardware_flops_per_sample(&acts) / share / rate
+    // Convolutions have no FP8 path: they run at the 16-bit rate.
+    let gemm_p = if w.tokens_per_sample().is_none() {
+        gpu.attention_precision(p)
+    } else {
+        p
+    };
+    let kernel = w.kernel_efficiency.at(p);
+    let gemm_rate =
+        gpu.peak_flops(gemm_p).unwrap_or(1.0) * gpu.matmul_efficiency_at(gemm_p) * kernel;
+    let attn_p = gpu.attention_precision(p);
+    let attn_peak = gpu.peak_flops(attn_p).unwrap_or(1.0);
+    let attn_rate = match (acts.eager, gpu.flash_attention_efficiency) {
+        (false, Some(fa)) => attn_peak * fa,
+        _ => attn_peak * gpu.matmul_efficiency * kernel,
+    };
+    let act_scale = if p.is_fp32() { 2.0 } else { 1.0 };
+    let layer_share = 1.0 / f64::from(pp);
+    let mut traffic = w.traffic_bytes_per_sample(&acts, layer_share) * act_scale;
+    if let (Precision::Fp8, Some(tokens), Some((_, hidden))) =
+        (p, w.tokens_per_sample(), w.layers_and_hidden())
+    {
+        traffic += FP8_CAST_BYTES_PER_TOKEN_LAYER * hidden / f64::from(tp)
+            * tokens
+            * f64::from(w.layers())
+            * layer_share;
+    }
+    w.linear_flops_per_sample(&acts) / share / gemm_rate
+        + w.attention_flops_per_sample(&acts) / share / attn_rate
         + traffic / (gpu.mem_bw_gbs * 1e9 * HBM_EFFICIENCY)
 }
 
@@ -372,6 +418,17 @@ pub fn memory(s: &Setup) -> Memory {
     let in_flight = (pp_f * interleave).min(s.micro_batches as f64).max(1.0);
     let acts = activations(s);
     let act_bytes = w.activation_bytes_per_sample(&acts, 1.0 / pp_f);
+    // Recomputing a layer brings its full activations back while its backward runs: one layer's
+    // worth of one micro-batch on top of the stored layer inputs (Korthikanti et al. 2022 §5).
+    let working = if s.recompute == Recompute::Full {
+        let one_layer = Activations {
+            recompute: Recompute::None,
+            ..acts
+        };
+        w.activation_bytes_per_sample(&one_layer, 1.0 / f64::from(w.layers()))
+    } else {
+        0.0
+    };
     let act_scale = if p.is_fp32() { 2.0 } else { 1.0 };
     // The logits live on the last stage only; with one stage they add to its activations.
     let logits = if s.pp == 1 {
@@ -379,7 +436,7 @@ pub fn memory(s: &Setup) -> Memory {
     } else {
         0.0
     };
-    let activations = (act_bytes * in_flight + logits) * act_scale * f64::from(s.micro);
+    let activations = (act_bytes * in_flight + working + logits) * act_scale * f64::from(s.micro);
     Memory {
         weights,
         gradients,

@@ -85,11 +85,16 @@ pub struct Workload {
     pub arch: Arch,
     /// Fraction of the GPU's achievable matmul rate this workload's kernels sustain over a whole
     /// training step (see the constants below for sources).
-    pub kernel_efficiency: f64,
+    pub kernel_efficiency: Efficiency,
     /// Micro-batch per GPU when the scenario gives none.
     pub default_micro: u32,
     /// Samples per second one node's input pipeline delivers when the scenario gives none.
     pub default_data_rate: f64,
+    /// The input embedding is a table of its own, looked up rather than multiplied (Llama's
+    /// untied embeddings; BERT, whose output head runs on the masked 15 % of tokens only): its
+    /// V·h parameters cost no GEMM FLOPs. Tied embeddings (GPT-2, GPT-3, Megatron's GPT) serve
+    /// as the output projection and do.
+    pub untied_embeddings: bool,
 }
 
 /// Transformer GEMMs (attention and MLP matmuls, counted by [`Workload::hardware_flops_per_sample`])
@@ -105,11 +110,46 @@ pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.72;
 /// and read (Korthikanti et al. 2022 count the stored bytes; the pass count is ours).
 const TRAFFIC_PASSES: f64 = 4.0;
 
-/// ResNet-50's convolutions with batch norm are far from GEMM peak: NVIDIA DeepLearningExamples
-/// (PyTorch ResNet-50 v1.5, DGX A100 80 GB, TF32) trains 938 img/s on one GPU; at 22.8 GFLOP per
-/// image (3 × 3.8 GMAC × 2, He et al. 2016 Table 1) that is 21.4 TFLOP/s, 0.16 of A100's
-/// achievable TF32 matmul rate (156 × 0.87).
-pub const RESNET50_KERNEL_EFFICIENCY: f64 = 0.16;
+/// What share of the achievable matmul rate a workload's kernels sustain.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Efficiency {
+    /// Transformer GEMMs: [`TRANSFORMER_KERNEL_EFFICIENCY`].
+    Transformer,
+    /// Convolutional networks: batch norm, activations and small convolutions are memory-bound,
+    /// so the share of peak depends on how fast the math is — it differs by math type.
+    Cnn {
+        /// FP32 on CUDA cores.
+        fp32: f64,
+        /// TF32 tensor cores.
+        tf32: f64,
+        /// FP16/BF16 tensor cores (FP8 runs convolutions at this rate too).
+        half: f64,
+    },
+}
+
+impl Efficiency {
+    /// The share for a precision.
+    pub fn at(&self, p: Precision) -> f64 {
+        match (self, p) {
+            (Efficiency::Transformer, _) => TRANSFORMER_KERNEL_EFFICIENCY,
+            (Efficiency::Cnn { fp32, .. }, Precision::Fp32) => *fp32,
+            (Efficiency::Cnn { tf32, .. }, Precision::Tf32) => *tf32,
+            (Efficiency::Cnn { half, .. }, _) => *half,
+        }
+    }
+}
+
+/// ResNet-50's kernels are far from GEMM peak, and by how much depends on the math (He et al. 2016
+/// Table 1: 3.8 GMAC forward per 224² image, so 22.8 GFLOP per training image). Fitted, one row
+/// each, on NVIDIA DeepLearningExamples' PyTorch ResNet-50 v1.5 table (calibration rows
+/// `rn50-a100-1gpu-tf32`, `rn50-a100-1gpu-amp`, `rn50-v100-8gpu-fp32`): TF32 on A100 938 img/s
+/// = 0.16 of 156 × 0.87; mixed precision on A100 2470 img/s = 0.21 of 312 × 0.87; FP32 on V100
+/// CUDA cores 2855 img/s on 8 GPUs = 0.65 of 15.7 × 0.80.
+pub const RESNET50_KERNEL_EFFICIENCY: Efficiency = Efficiency::Cnn {
+    fp32: 0.65,
+    tf32: 0.16,
+    half: 0.21,
+};
 
 /// Text data is pre-tokenised and memory-mapped (Megatron-LM's indexed datasets): the loader
 /// delivers far more sequences than any node consumes. **Assumption**: 50,000 sequences/s/node.
@@ -138,6 +178,7 @@ pub const PRESETS: [Workload; 7] = [
         kernel_efficiency: RESNET50_KERNEL_EFFICIENCY,
         default_micro: 256,
         default_data_rate: IMAGE_DATA_RATE,
+        untied_embeddings: false,
     },
     Workload {
         id: "bert-large",
@@ -150,9 +191,10 @@ pub const PRESETS: [Workload; 7] = [
             seq: 512,
             vocab: 30522,
         },
-        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        kernel_efficiency: Efficiency::Transformer,
         default_micro: 32,
         default_data_rate: TEXT_DATA_RATE,
+        untied_embeddings: true,
     },
     Workload {
         id: "gpt2-xl",
@@ -165,9 +207,10 @@ pub const PRESETS: [Workload; 7] = [
             seq: 1024,
             vocab: 50257,
         },
-        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        kernel_efficiency: Efficiency::Transformer,
         default_micro: 8,
         default_data_rate: TEXT_DATA_RATE,
+        untied_embeddings: false,
     },
     Workload {
         id: "llama3-8b",
@@ -180,9 +223,10 @@ pub const PRESETS: [Workload; 7] = [
             seq: 8192,
             vocab: 128256,
         },
-        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        kernel_efficiency: Efficiency::Transformer,
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
+        untied_embeddings: true,
     },
     Workload {
         id: "llama3-70b",
@@ -195,9 +239,10 @@ pub const PRESETS: [Workload; 7] = [
             seq: 8192,
             vocab: 128256,
         },
-        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        kernel_efficiency: Efficiency::Transformer,
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
+        untied_embeddings: true,
     },
     Workload {
         id: "llama3-405b",
@@ -210,9 +255,10 @@ pub const PRESETS: [Workload; 7] = [
             seq: 8192,
             vocab: 128256,
         },
-        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        kernel_efficiency: Efficiency::Transformer,
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
+        untied_embeddings: true,
     },
     Workload {
         id: "gpt3-175b",
@@ -225,9 +271,10 @@ pub const PRESETS: [Workload; 7] = [
             seq: 2048,
             vocab: 50257,
         },
-        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        kernel_efficiency: Efficiency::Transformer,
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
+        untied_embeddings: false,
     },
 ];
 
@@ -264,9 +311,10 @@ pub fn custom_transformer(layers: u32, hidden: u32, heads: u32, seq: u32, vocab:
             seq,
             vocab,
         },
-        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        kernel_efficiency: Efficiency::Transformer,
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
+        untied_embeddings: false,
     }
 }
 
@@ -282,9 +330,10 @@ pub fn custom_generic(params: f64, flops_per_sample: f64) -> Workload {
             // are too model-specific to guess; count one parameter-sized buffer per sample / 64.
             act_bytes_per_sample: params * 2.0 / 64.0,
         },
-        kernel_efficiency: TRANSFORMER_KERNEL_EFFICIENCY,
+        kernel_efficiency: Efficiency::Transformer,
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
+        untied_embeddings: false,
     }
 }
 
@@ -313,6 +362,78 @@ impl Workload {
             Arch::Generic {
                 flops_per_sample, ..
             } => flops_per_sample,
+        }
+    }
+
+    /// Parameters that only cost a table lookup per token: learned position embeddings (s·h,
+    /// Narayanan et al.'s eq. 2) and, for untied models, the input embedding (V·h).
+    pub fn lookup_params(&self) -> f64 {
+        match self.arch {
+            Arch::Transformer {
+                hidden, seq, vocab, ..
+            } => {
+                let table = if self.untied_embeddings {
+                    f64::from(vocab)
+                } else {
+                    f64::from(seq)
+                };
+                table * f64::from(hidden)
+            }
+            Arch::Generic { .. } => 0.0,
+        }
+    }
+
+    /// FLOPs of the dense layers (every GEMM but attention's own) per sample: 6 per parameter
+    /// and token (forward 2, backward 4; Kaplan et al. 2020 §2.1) over the parameters that are
+    /// multiplied, one forward more with full recomputation.
+    pub fn linear_flops_per_sample(&self, a: &Activations) -> f64 {
+        let recompute = if a.recompute == Recompute::Full {
+            4.0 / 3.0
+        } else {
+            1.0
+        };
+        match self.arch {
+            Arch::Transformer { seq, .. } => {
+                6.0 * (self.params - self.lookup_params()).max(0.0) * f64::from(seq) * recompute
+            }
+            Arch::Generic {
+                flops_per_sample, ..
+            } => flops_per_sample * recompute,
+        }
+    }
+
+    /// FLOPs of the attention core (QKᵀ and the weighted sum) per sample as a kernel executes
+    /// them. Eager attention computes every score: 12·l·h·s² forward and backward (PaLM's
+    /// convention), plus the forward again (4·l·h·s²) when it is recomputed. FlashAttention skips
+    /// the masked half of a causal matrix and recomputes the scores in its backward pass: forward
+    /// 4·s²·h per layer, backward 2.5× that, halved for the causal mask (Dao 2023 §4.1), so
+    /// 7·l·h·s², and 2·l·h·s² more under full recomputation.
+    pub fn attention_flops_per_sample(&self, a: &Activations) -> f64 {
+        match self.arch {
+            Arch::Transformer {
+                layers,
+                hidden,
+                seq,
+                ..
+            } => {
+                let lhs2 = f64::from(layers) * f64::from(hidden) * f64::from(seq).powi(2);
+                let recomputed = match a.recompute {
+                    Recompute::None => 0.0,
+                    Recompute::Selective => 4.0,
+                    Recompute::Full => 4.0,
+                };
+                if a.eager {
+                    (12.0 + recomputed) * lhs2
+                } else {
+                    let full = if a.recompute == Recompute::Full {
+                        2.0
+                    } else {
+                        0.0
+                    };
+                    (7.0 + full) * lhs2
+                }
+            }
+            Arch::Generic { .. } => 0.0,
         }
     }
 
@@ -435,6 +556,14 @@ impl Workload {
             Arch::Transformer { hidden, seq, .. } => {
                 Some(f64::from(micro) * f64::from(seq) * f64::from(hidden) * elem)
             }
+            Arch::Generic { .. } => None,
+        }
+    }
+
+    /// Layers and hidden size of a transformer.
+    pub fn layers_and_hidden(&self) -> Option<(u32, f64)> {
+        match self.arch {
+            Arch::Transformer { layers, hidden, .. } => Some((layers, f64::from(hidden))),
             Arch::Generic { .. } => None,
         }
     }
