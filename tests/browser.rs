@@ -92,7 +92,7 @@ async fn the_url_hash_restores_the_view_and_follows_the_controls() {
     assert_ne!(before, after, "a slower network must change the step time");
     // The hash is the CLI's format: it parses back to the same scenario.
     let sc = gpu_scaling_lab::model::scenario::Scenario::parse(h.trim_start_matches('#')).unwrap();
-    assert_eq!(sc.inter().id, "tcp10");
+    assert_eq!(sc.inter.map(|n| n.id), Some("tcp10"));
     assert_eq!(sc.gpus, 32);
 }
 
