@@ -43,15 +43,18 @@ pub enum Group {
     Efficiency,
     /// Memory per GPU.
     Memory,
+    /// Failures, checkpoints and time to train.
+    Goodput,
 }
 
 impl Group {
     /// Every group, in report order.
-    pub const ALL: [Group; 4] = [
+    pub const ALL: [Group; 5] = [
         Group::Collective,
         Group::Step,
         Group::Efficiency,
         Group::Memory,
+        Group::Goodput,
     ];
 
     /// The id used in the CSV files.
@@ -61,6 +64,7 @@ impl Group {
             Group::Step => "step",
             Group::Efficiency => "efficiency",
             Group::Memory => "memory",
+            Group::Goodput => "goodput",
         }
     }
 

@@ -51,7 +51,7 @@ fn shape_keys_override_presets() {
     assert!(long.tokens_per_gpu_s.unwrap() < base.tokens_per_gpu_s.unwrap());
 }
 
-/// 1. Overlap: buckets queue behind the backward pass; when the link is slower than the
+/// Fix 1: Overlap: buckets queue behind the backward pass; when the link is slower than the
 /// compute, more than the last bucket is exposed; on a thin network data-parallel efficiency
 /// collapses.
 #[test]
@@ -81,7 +81,7 @@ fn overlapped_collectives_slow_the_compute() {
     assert!(on.step_ms < off.step_ms);
 }
 
-/// 2. ZeRO-3 re-gathers weights for every micro-batch: its traffic grows with them.
+/// Fix 2: ZeRO-3 re-gathers weights for every micro-batch: its traffic grows with them.
 #[test]
 fn zero3_traffic_grows_with_micro_batches() {
     let one = step("model=llama3-8b&gpus=64&zero=3&micro=1&batch=64");
@@ -90,7 +90,7 @@ fn zero3_traffic_grows_with_micro_batches() {
     assert!((ratio - 8.0).abs() < 0.01, "{ratio}");
 }
 
-/// 3. Attention kernel and recomputation are separate: no recomputation with FlashAttention is
+/// Fix 3: Attention kernel and recomputation are separate: no recomputation with FlashAttention is
 /// the fastest and does not store the score matrix.
 #[test]
 fn attention_and_recomputation_are_separate_choices() {
@@ -111,7 +111,7 @@ fn attention_and_recomputation_are_separate_choices() {
     assert!((1.2..1.4).contains(&r), "{r}");
 }
 
-/// 4. Efficiency by generation and precision: FP8 gains far less than 2×, and H100 MFU for an 8B
+/// Fix 4: Efficiency by generation and precision: FP8 gains far less than 2×, and H100 MFU for an 8B
 /// model stays well under 50 %; V100 FP32 ResNet-50 is no longer 4× off.
 #[test]
 fn fp8_gains_less_than_twice_and_h100_mfu_is_modest() {
@@ -136,7 +136,7 @@ fn fp8_gains_less_than_twice_and_h100_mfu_is_modest() {
     );
 }
 
-/// 5. Latency: the tree charges NVLink latency on its in-node chain, so `auto` picks the tree
+/// Fix 5: Latency: the tree charges NVLink latency on its in-node chain, so `auto` picks the tree
 /// for small messages at 2 nodes as NCCL does; and it costs what NCCL's tuner says (25.2 µs).
 #[test]
 fn small_messages_across_two_nodes_take_the_tree() {
@@ -148,7 +148,7 @@ fn small_messages_across_two_nodes_take_the_tree() {
     assert_eq!(big.algorithm, "ring");
 }
 
-/// 7. Interleaving shrinks the bubble by its factor; sequence parallelism splits activations.
+/// Fix 7: Interleaving shrinks the bubble by its factor; sequence parallelism splits activations.
 #[test]
 fn interleaving_and_sequence_parallelism() {
     let q = "model=llama3-70b&gpus=64&tp=8&pp=4&micro=1&batch=32&zero=1";
@@ -160,7 +160,7 @@ fn interleaving_and_sequence_parallelism() {
     assert!(sp.memory_gib_per_gpu < no_sp.memory_gib_per_gpu);
 }
 
-/// 8. TCP is bound by the host's socket path, not the wire, at 100 GbE.
+/// Fix 8: TCP is bound by the host's socket path, not the wire, at 100 GbE.
 #[test]
 fn tcp_sockets_are_host_bound() {
     let tcp = collective("gpus=16&per_node=8&inter=tcp100&nics=1&algo=ring&bytes=4GiB");
@@ -190,4 +190,42 @@ fn nvls_is_picked_for_large_messages_in_a_node() {
     let r = cost(&c, Op::AllReduce, Algo::Auto, 8.0 * 1073741824.0).unwrap();
     assert_eq!(r.algorithm, Algo::Nvls);
     assert!((430.0..530.0).contains(&r.busbw_gbs), "{}", r.busbw_gbs);
+}
+
+/// Goodput (issue 13): no jitter and no failures reproduce the step; ETTR falls with the GPU
+/// count; time to train never beats the critical-batch bound.
+#[test]
+fn goodput_reduces_to_the_step_without_stragglers_or_failures() {
+    let q = "model=llama3-8b&gpus=512&zero=1";
+    let plain = step(&format!("{q}&jitter=0&failure_rate=0"));
+    assert_eq!(plain.slowest_step_ms, plain.step_ms);
+    assert_eq!(plain.ettr, 1.0);
+    assert!((plain.goodput - plain.throughput).abs() < 1e-9 * plain.throughput);
+    let jittery = step(&format!("{q}&jitter=0.05"));
+    assert!(jittery.slowest_step_ms > jittery.step_ms);
+    assert_eq!(
+        jittery.step_ms, plain.step_ms,
+        "jitter leaves the median step alone"
+    );
+}
+
+#[test]
+fn ettr_falls_with_the_gpu_count() {
+    let mut last = 1.0;
+    for n in [64, 512, 4096, 32768] {
+        let e = step(&format!("model=llama3-8b&gpus={n}&zero=1")).ettr;
+        assert!(e < last, "{n}: {e} vs {last}");
+        last = e;
+    }
+}
+
+#[test]
+fn time_to_train_never_beats_the_critical_batch_bound() {
+    for n in [8, 512, 8192, 65536] {
+        let r = step(&format!("model=llama3-8b&gpus={n}&zero=1"));
+        let s_min = r.budget_samples / r.critical_batch;
+        assert!(r.steps_to_train >= s_min, "{n}");
+        let bound_days = s_min * r.step_ms / 1e3 / 86400.0;
+        assert!(r.time_to_train_days >= bound_days, "{n}");
+    }
 }

@@ -86,6 +86,8 @@ pub struct Gpu {
     pub flash_attention_efficiency: Option<f64>,
     /// Fabric a node of these GPUs normally has, for defaults.
     pub default_intra: &'static str,
+    /// Board power (TDP), watts, from the datasheet named in the entry.
+    pub tdp_w: f64,
 }
 
 impl Gpu {
@@ -146,6 +148,8 @@ pub const GPUS: [Gpu; 7] = [
         // FlashAttention-2 needs Ampere or newer.
         flash_attention_efficiency: None,
         default_intra: "nvlink2",
+        // V100 SXM2 datasheet: 300 W.
+        tdp_w: 300.0,
     },
     // A100 SXM 80 GB — NVIDIA A100 datasheet: 19.5 FP32, 156 TF32, 312 FP16/BF16 dense; 2039 GB/s
     // HBM2e. MAMF ≈ 87 % (ml-engineering).
@@ -160,6 +164,8 @@ pub const GPUS: [Gpu; 7] = [
         // FA2 causal hd128 fwd+bwd at 4K on A100 80GB: 173 TFLOP/s.
         flash_attention_efficiency: Some(173.0 / 312.0),
         default_intra: "nvlink3",
+        // A100 SXM datasheet: 400 W.
+        tdp_w: 400.0,
     },
     // H100 SXM — NVIDIA H100 datasheet: 67 FP32, 494.5 TF32, 989.4 FP16/BF16, 1978.9 FP8 dense;
     // 80 GB HBM3 at 3.35 TB/s. MAMF ≈ 80 % BF16 (794.5 TFLOP/s), 70.9 % FP8 (1402.6; ml-engineering).
@@ -180,6 +186,8 @@ pub const GPUS: [Gpu; 7] = [
         // FA2 causal hd128 fwd+bwd at 4K on H100 SXM5: 294 TFLOP/s (FA2 runs its Ampere kernels there).
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink4",
+        // H100 SXM datasheet: up to 700 W (Llama 3 ran at 700 W).
+        tdp_w: 700.0,
     },
     // H200 SXM — NVIDIA H200 datasheet: H100 compute; 141 GB HBM3e at 4.8 TB/s. MAMF as H100
     // (same die).
@@ -200,6 +208,8 @@ pub const GPUS: [Gpu; 7] = [
         // As H100 (same die).
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink4",
+        // H200 SXM datasheet: up to 700 W.
+        tdp_w: 700.0,
     },
     // B200 — NVIDIA DGX B200 / HGX B200 datasheet per GPU: 80 FP32, 1100 TF32, 2250 FP16/BF16,
     // 4500 FP8 dense; 180 GB HBM3e at 8 TB/s. MAMF ≈ 78 % BF16 (1745), 76.3 % FP8 (3432.5;
@@ -221,6 +231,8 @@ pub const GPUS: [Gpu; 7] = [
         // **Assumption**: H100's share (no published FA2 figure for Blackwell).
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink5",
+        // HGX B200: 1,000 W per GPU (secondary sources; NVIDIA gives the system, 14.3 kW for DGX B200).
+        tdp_w: 1000.0,
     },
     // MI300X — AMD Instinct MI300X datasheet: 163.4 FP32 matrix, 653.7 TF32, 1307.4 FP16/BF16,
     // 2614.9 FP8 dense; 192 GB HBM3 at 5.3 TB/s. MAMF ≈ 51 % (ml-engineering, ROCm 6.x era).
@@ -241,6 +253,8 @@ pub const GPUS: [Gpu; 7] = [
         // **Assumption**: H100's share (no published FA2 figure for MI300X); no FP8 MAMF either, so FP8 at the BF16 share.
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "xgmi",
+        // MI300X datasheet: 750 W.
+        tdp_w: 750.0,
     },
     // GeForce RTX 4090 — NVIDIA Ada Lovelace architecture whitepaper, appendix table: 82.6 FP32,
     // 82.6 TF32, 165.2 FP16/BF16 (FP32 accumulate), 330.3 FP8 (FP32 accumulate) dense; 24 GB
@@ -262,6 +276,8 @@ pub const GPUS: [Gpu; 7] = [
         // **Assumption**: A100's share (Ada runs FA2's Ampere kernels); FP8 at the BF16 share.
         flash_attention_efficiency: Some(173.0 / 312.0),
         default_intra: "pcie4",
+        // RTX 4090 specifications: 450 W total graphics power.
+        tdp_w: 450.0,
     },
 ];
 

@@ -9,7 +9,7 @@
 use super::collective::{Algo, Op};
 use super::hardware::{self, Fabric, Gpu, Network, Precision};
 use super::scenario::{Attn, Model, Scaling, Scenario};
-use super::units::{format_bytes, parse_bytes, MAX_BYTES};
+use super::units::{format_bytes, parse_bytes, parse_count, MAX_BYTES};
 use super::workload::{self, Recompute};
 
 /// Largest GPU count the model accepts (the sweep's range).
@@ -29,6 +29,8 @@ pub enum Accepts {
     Number { lo: f64, hi: f64 },
     /// A byte size (`4096`, `64MiB`, `1GB`) in `lo..=hi`.
     Size { lo: f64, hi: f64 },
+    /// A count with an optional K, M, B or T suffix (`15T`) in `lo..=hi`.
+    Count { lo: f64, hi: f64 },
     /// One of a list of ids.
     OneOf(fn() -> Vec<&'static str>),
 }
@@ -40,6 +42,7 @@ impl Accepts {
             Accepts::Whole { lo, hi, .. } => format!("{}…{}", group(*lo), group(*hi)),
             Accepts::Number { lo, hi } => format!("{lo}…{hi:e}"),
             Accepts::Size { .. } => "1 … 1TiB, as `4096`, `64MiB`, `1GiB`, `1GB`".to_string(),
+            Accepts::Count { lo, hi } => format!("{lo:e}…{hi:e}, as `15T`, `2B`, `1.2e9`"),
             Accepts::OneOf(ids) => ids().join(", "),
         }
     }
@@ -154,6 +157,14 @@ impl Value for f64 {
                     return Err(format!("'{v}' is out of range; accepted: {range}"));
                 }
                 Ok(b)
+            }
+            Accepts::Count { lo, hi } => {
+                let x = parse_count(v)
+                    .ok_or_else(|| format!("'{v}' is not a count; accepted: {range}"))?;
+                if x < *lo || x > *hi {
+                    return Err(format!("'{v}' is out of range; accepted: {range}"));
+                }
+                Ok(x)
             }
             Accepts::Number { lo, hi } => {
                 let x: f64 = v
@@ -639,6 +650,116 @@ pub const KEYS: &[Key] = &[
         applies: Applies::Step,
         always: false,
         field: |s| &mut s.scaling,
+    },
+    Key {
+        name: "jitter",
+        accepts: Accepts::Number { lo: 0.0, hi: 1.0 },
+        default: "0",
+        unit: "CV",
+        doc: "step-time jitter of one GPU (coefficient of variation): the slowest of N sets the step",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.jitter,
+    },
+    Key {
+        name: "slow_gpus",
+        accepts: Accepts::Number { lo: 0.0, hi: 1.0 },
+        default: "0",
+        unit: "share",
+        doc: "share of GPUs that run slower (throttling, a bad node)",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.slow_gpus,
+    },
+    Key {
+        name: "slow_factor",
+        accepts: Accepts::Number { lo: 1.0, hi: 10.0 },
+        default: "1.5",
+        unit: "×",
+        doc: "how much slower those GPUs are",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.slow_factor,
+    },
+    Key {
+        name: "failure_rate",
+        accepts: Accepts::Number { lo: 0.0, hi: 1000.0 },
+        default: "0.47 (Llama 3 405B pre-training: 419 interruptions in 54 days on 16K GPUs)",
+        unit: "per 1,000 GPU-days",
+        doc: "job interruptions per GPU",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.failure_rate,
+    },
+    Key {
+        name: "ckpt_gbs",
+        accepts: Accepts::Number { lo: 0.001, hi: 1000.0 },
+        default: "1 (Llama 3's storage: 2 TB/s for 2,048 nodes)",
+        unit: "GB/s per node",
+        doc: "checkpoint write bandwidth",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.ckpt_gbs,
+    },
+    Key {
+        name: "restart_min",
+        accepts: Accepts::Number { lo: 0.0, hi: 1440.0 },
+        default: "10 (assumption)",
+        unit: "minutes",
+        doc: "from a failure to training again",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.restart_min,
+    },
+    Key {
+        name: "ckpt_interval",
+        accepts: Accepts::Number { lo: 0.1, hi: 100000.0 },
+        default: "the optimum √(δ² + 2·δ·(MTTF − restart)) − δ for write time δ (Daly)",
+        unit: "minutes",
+        doc: "time between checkpoints",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.ckpt_interval,
+    },
+    Key {
+        name: "tokens",
+        accepts: Accepts::Count { lo: 1.0, hi: 1e16 },
+        default: "20 per parameter (Chinchilla)",
+        unit: "tokens",
+        doc: "data budget of the training run (transformers)",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.tokens,
+    },
+    Key {
+        name: "samples",
+        accepts: Accepts::Count { lo: 1.0, hi: 1e16 },
+        default: "tokens / seq; ResNet-50: 90 ImageNet epochs",
+        unit: "samples",
+        doc: "data budget in samples (overrides tokens)",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.samples,
+    },
+    Key {
+        name: "batch_noise",
+        accepts: Accepts::Count { lo: 1.0, hi: 1e12 },
+        default: "Kaplan et al.'s critical batch at loss 2.0 (7.4M tokens); ResNet-50: 8,192",
+        unit: "samples",
+        doc: "critical batch: beyond it a bigger batch no longer cuts the steps in proportion",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.batch_noise,
+    },
+    Key {
+        name: "price",
+        accepts: Accepts::Number { lo: 0.0, hi: 1000.0 },
+        default: "12.29 (example: AWS p5.48xlarge on demand, 2024, per GPU)",
+        unit: "$ per GPU-hour",
+        doc: "price for the cost of the run",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.price,
     },
     Key {
         name: "data_rate",

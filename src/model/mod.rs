@@ -2,6 +2,7 @@
 //! workloads, the training step, sweeps, and the scenario format shared by the URL and the CLI.
 
 pub mod collective;
+pub mod goodput;
 pub mod hardware;
 pub mod keys;
 pub mod report;

@@ -5,6 +5,7 @@
 //! [`StepReport::metric`] read them, so a typo is caught when the file is loaded.
 
 use super::collective::{self, CollectiveCost};
+use super::goodput;
 use super::scenario::{Scenario, Setup};
 use super::step::{self, Bottleneck, StepResult};
 use super::sweep::{self, SweepPoint};
@@ -113,6 +114,17 @@ pub struct MemoryGib {
     pub activations: f64,
 }
 
+/// Shares of elapsed time lost.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Lost {
+    /// Writing checkpoints.
+    pub checkpoints: f64,
+    /// Redoing work since the last checkpoint.
+    pub work: f64,
+    /// Restarting.
+    pub restarts: f64,
+}
+
 /// The `step` command's answer: inputs as resolved, the step's parts, rates and the verdict.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StepReport {
@@ -174,6 +186,38 @@ pub struct StepReport {
     pub memory_gib: MemoryGib,
     /// Whether it fits.
     pub fits: bool,
+    /// Median step time, ms (the step as modelled, every GPU on time).
+    pub step_ms_p50: f64,
+    /// What the slowest GPU adds to a step on average, ms.
+    pub straggler_ms: f64,
+    /// The expected step with stragglers, ms.
+    pub slowest_step_ms: f64,
+    /// Mean time between job interruptions, hours.
+    pub mttf_hours: f64,
+    /// Minutes between checkpoints.
+    pub checkpoint_interval_min: f64,
+    /// Minutes to write one checkpoint.
+    pub checkpoint_write_min: f64,
+    /// Effective training time ratio: useful time over elapsed time.
+    pub ettr: f64,
+    /// Where the rest of the time goes: checkpoint writes, lost work, restarts (shares).
+    pub lost: Lost,
+    /// Useful samples/s after stragglers and failures.
+    pub goodput: f64,
+    /// Critical batch, samples.
+    pub critical_batch: f64,
+    /// The run's data budget, samples.
+    pub budget_samples: f64,
+    /// Steps to train.
+    pub steps_to_train: f64,
+    /// Days to train.
+    pub time_to_train_days: f64,
+    /// GPU-hours of the run.
+    pub gpu_hours: f64,
+    /// Energy of the run, MWh.
+    pub energy_mwh: f64,
+    /// Cost of the run at the price per GPU-hour.
+    pub cost: f64,
     /// The dominant wait.
     pub bottleneck: Bottleneck,
     /// The verdict in words.
@@ -201,6 +245,8 @@ impl StepReport {
     ) -> StepReport {
         let b = &r.breakdown;
         let v = step::verdict(sc, r);
+        let g = goodput::goodput(s, r);
+        let rel = g.reliability;
         StepReport {
             scenario: sc.to_query(),
             gpus: s.gpus,
@@ -240,6 +286,26 @@ impl StepReport {
                 activations: r.memory.activations / GIB,
             },
             fits: r.memory.fits(),
+            step_ms_p50: b.total() * 1e3,
+            straggler_ms: g.straggler * 1e3,
+            slowest_step_ms: (b.total() + g.straggler) * 1e3,
+            mttf_hours: rel.mttf_hours,
+            checkpoint_interval_min: rel.interval_minutes,
+            checkpoint_write_min: rel.checkpoint_minutes,
+            ettr: rel.ettr,
+            lost: Lost {
+                checkpoints: rel.lost_checkpoint,
+                work: rel.lost_work,
+                restarts: rel.lost_restart,
+            },
+            goodput: g.goodput,
+            critical_batch: g.critical_batch,
+            budget_samples: g.budget_samples,
+            steps_to_train: g.steps,
+            time_to_train_days: g.days,
+            gpu_hours: g.gpu_hours,
+            energy_mwh: g.energy_mwh,
+            cost: g.cost,
             bottleneck: v.bottleneck,
             verdict: v.text,
             advice: v.advice,
@@ -283,6 +349,21 @@ const STEP_METRICS: &[(&str, Getter<StepReport>)] = &[
     ("serial_fraction", |r| r.serial_fraction),
     ("memory_gib_per_gpu", |r| r.memory_gib_per_gpu),
     ("memory_capacity_gib", |r| r.memory_capacity_gib),
+    ("step_ms_p50", |r| r.step_ms_p50),
+    ("straggler_ms", |r| r.straggler_ms),
+    ("slowest_step_ms", |r| r.slowest_step_ms),
+    ("mttf_hours", |r| r.mttf_hours),
+    ("checkpoint_interval_min", |r| r.checkpoint_interval_min),
+    ("checkpoint_write_min", |r| r.checkpoint_write_min),
+    ("ettr", |r| r.ettr),
+    ("goodput", |r| r.goodput),
+    ("critical_batch", |r| r.critical_batch),
+    ("budget_samples", |r| r.budget_samples),
+    ("steps_to_train", |r| r.steps_to_train),
+    ("time_to_train_days", |r| r.time_to_train_days),
+    ("gpu_hours", |r| r.gpu_hours),
+    ("energy_mwh", |r| r.energy_mwh),
+    ("cost", |r| r.cost),
 ];
 
 /// The numeric metrics a command's report has, for checking lesson and validation files.
@@ -350,6 +431,20 @@ pub struct SweepRow {
     pub mfu: f64,
     /// Memory fits.
     pub fits: bool,
+    /// The expected step with stragglers, ms.
+    pub slowest_step_ms: f64,
+    /// Effective training time ratio.
+    pub ettr: f64,
+    /// Useful samples/s after stragglers and failures.
+    pub goodput: f64,
+    /// Days to train the data budget.
+    pub time_to_train_days: f64,
+    /// Days to train with the step time alone (no stragglers, failures or batch limit).
+    pub step_only_days: f64,
+    /// GPU-hours of the run.
+    pub gpu_hours: f64,
+    /// Cost of the run.
+    pub cost: f64,
 }
 
 /// A sweep: one row per valid GPU count, and why the others are not valid.
@@ -384,6 +479,15 @@ const CSV_COLUMNS: &[(&str, Cell)] = &[
     ("amdahl_speedup", |r| format!("{:.4}", r.amdahl_speedup)),
     ("mfu", |r| format!("{:.4}", r.mfu)),
     ("fits", |r| r.fits.to_string()),
+    ("slowest_step_ms", |r| format!("{:.4}", r.slowest_step_ms)),
+    ("ettr", |r| format!("{:.4}", r.ettr)),
+    ("goodput", |r| format!("{:.3}", r.goodput)),
+    ("time_to_train_days", |r| {
+        format!("{:.4}", r.time_to_train_days)
+    }),
+    ("step_only_days", |r| format!("{:.4}", r.step_only_days)),
+    ("gpu_hours", |r| format!("{:.1}", r.gpu_hours)),
+    ("cost", |r| format!("{:.0}", r.cost)),
 ];
 
 impl SweepTable {
@@ -393,9 +497,10 @@ impl SweepTable {
         let mut points = Vec::new();
         let mut skipped = Vec::new();
         for p in pts {
-            match &p.result {
-                Ok(r) => points.push(SweepRow::new(p.gpus, r, f)),
-                Err(e) => skipped.push((p.gpus, e.clone())),
+            match (&p.result, sc_at(sc, p.gpus)) {
+                (Ok(r), Some(s)) => points.push(SweepRow::new(&s, r, f)),
+                (Ok(_), None) => skipped.push((p.gpus, "does not resolve".to_string())),
+                (Err(e), _) => skipped.push((p.gpus, e.clone())),
             }
         }
         SweepTable {
@@ -434,9 +539,16 @@ impl SweepTable {
     }
 }
 
+/// The resolved setup of the scenario at another GPU count.
+fn sc_at(sc: &Scenario, gpus: u32) -> Option<Setup> {
+    Scenario { gpus, ..sc.clone() }.setup().ok()
+}
+
 impl SweepRow {
-    fn new(gpus: u32, r: &StepResult, serial_fraction: f64) -> SweepRow {
+    fn new(s: &Setup, r: &StepResult, serial_fraction: f64) -> SweepRow {
         let b = &r.breakdown;
+        let gpus = s.gpus;
+        let g = goodput::goodput(s, r);
         SweepRow {
             gpus,
             step_ms: b.total() * 1e3,
@@ -451,6 +563,13 @@ impl SweepRow {
             amdahl_speedup: sweep::amdahl(serial_fraction, f64::from(gpus)),
             mfu: r.mfu,
             fits: r.memory.fits(),
+            slowest_step_ms: (b.total() + g.straggler) * 1e3,
+            ettr: g.reliability.ettr,
+            goodput: g.goodput,
+            time_to_train_days: g.days,
+            step_only_days: g.budget_samples / r.throughput / 86400.0,
+            gpu_hours: g.gpu_hours,
+            cost: g.cost,
         }
     }
 }

@@ -8,6 +8,7 @@
 //! bad key and reports every problem, so the rest of the page keeps working.
 
 use super::collective::{Algo, Cluster, Op};
+use super::goodput;
 use super::hardware::{self, Fabric, Gpu, NetKind, Network, Precision};
 pub use super::keys::MAX_GPUS;
 use super::keys::{self, Bytes, KEYS};
@@ -146,6 +147,28 @@ pub struct Scenario {
     pub scaling: Scaling,
     /// Input-pipeline samples/s per node.
     pub data_rate: Option<f64>,
+    /// Step-time jitter of one GPU (coefficient of variation).
+    pub jitter: f64,
+    /// Share of GPUs that run slower.
+    pub slow_gpus: f64,
+    /// How much slower they are.
+    pub slow_factor: f64,
+    /// Interruptions per 1,000 GPU-days.
+    pub failure_rate: f64,
+    /// Checkpoint write bandwidth per node, GB/s.
+    pub ckpt_gbs: f64,
+    /// Restart time, minutes.
+    pub restart_min: f64,
+    /// Checkpoint interval, minutes (default: Young's optimum).
+    pub ckpt_interval: Option<f64>,
+    /// Data budget, tokens.
+    pub tokens: Option<f64>,
+    /// Data budget, samples.
+    pub samples: Option<f64>,
+    /// Critical batch, samples.
+    pub batch_noise: Option<f64>,
+    /// Price per GPU-hour.
+    pub price: f64,
 }
 
 /// The default workload: Llama 3 8B, a model people train today. With ZeRO resolved to FSDP when
@@ -189,6 +212,17 @@ impl Default for Scenario {
             overlap: true,
             scaling: Scaling::Weak,
             data_rate: None,
+            jitter: 0.0,
+            slow_gpus: 0.0,
+            slow_factor: 1.5,
+            failure_rate: goodput::LLAMA3_FAILURES_PER_1000_GPU_DAYS,
+            ckpt_gbs: goodput::CHECKPOINT_GBS_PER_NODE,
+            restart_min: goodput::RESTART_MINUTES,
+            ckpt_interval: None,
+            tokens: None,
+            samples: None,
+            batch_noise: None,
+            price: goodput::EXAMPLE_PRICE_PER_GPU_HOUR,
         }
     }
 }
@@ -252,6 +286,28 @@ pub struct Setup {
     pub micro_batches: u64,
     /// Input-pipeline samples/s per node.
     pub data_rate: f64,
+    /// Step-time jitter of one GPU.
+    pub jitter: f64,
+    /// Share of slow GPUs.
+    pub slow_gpus: f64,
+    /// Their slowdown.
+    pub slow_factor: f64,
+    /// Interruptions per 1,000 GPU-days.
+    pub failure_rate: f64,
+    /// Checkpoint write bandwidth per node, GB/s.
+    pub ckpt_gbs: f64,
+    /// Restart time, minutes.
+    pub restart_min: f64,
+    /// Checkpoint interval, minutes, when given.
+    pub ckpt_interval: Option<f64>,
+    /// Data budget in tokens, when given.
+    pub tokens: Option<f64>,
+    /// Data budget in samples, when given.
+    pub samples: Option<f64>,
+    /// Critical batch, when given.
+    pub batch_noise: Option<f64>,
+    /// Price per GPU-hour.
+    pub price: f64,
 }
 
 impl Setup {
@@ -661,6 +717,17 @@ impl Scenario {
             batch,
             micro_batches,
             data_rate: self.data_rate.unwrap_or(workload.default_data_rate),
+            jitter: self.jitter,
+            slow_gpus: self.slow_gpus,
+            slow_factor: self.slow_factor,
+            failure_rate: self.failure_rate,
+            ckpt_gbs: self.ckpt_gbs,
+            restart_min: self.restart_min,
+            ckpt_interval: self.ckpt_interval,
+            tokens: self.tokens,
+            samples: self.samples,
+            batch_noise: self.batch_noise,
+            price: self.price,
         };
         // ZeRO's default follows what frameworks do: plain data parallelism while the training
         // state fits, else the least sharding that fits — Megatron's distributed optimizer

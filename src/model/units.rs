@@ -40,6 +40,27 @@ pub fn parse_bytes(s: &str) -> Option<f64> {
     (bytes.is_finite() && bytes.fract() == 0.0).then_some(bytes)
 }
 
+/// Parses a count with an optional decimal suffix: `15T`, `2.5B`, `300M`, `64K`, `1e12`.
+pub fn parse_count(s: &str) -> Option<f64> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() && !t.ends_with("e") => {
+            let m = match c.to_ascii_uppercase() {
+                'K' => 1e3,
+                'M' => 1e6,
+                'B' | 'G' => 1e9,
+                'T' => 1e12,
+                _ => return None,
+            };
+            (&t[..i], m)
+        }
+        _ => (t, 1.0),
+    };
+    let v: f64 = num.parse().ok()?;
+    let x = v * mult;
+    (x.is_finite() && x >= 0.0).then_some(x)
+}
+
 /// Formats bytes with a binary suffix when exact (`1GiB`), else as a plain integer.
 pub fn format_bytes(b: f64) -> String {
     for (name, size) in BINARY_UNITS {
