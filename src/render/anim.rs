@@ -53,44 +53,142 @@ pub struct Layout {
     pub switch: Option<Pos>,
 }
 
+/// Equal cells on a grid over the unit square, filled row by row; `snake` turns every other row
+/// back (right to left) so that consecutive cells always sit side by side, as ring neighbours
+/// should.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Grid {
+    /// Columns.
+    pub cols: u32,
+    /// Rows.
+    pub rows: u32,
+    /// Odd rows run right to left.
+    pub snake: bool,
+}
+
+impl Grid {
+    /// A grid of `cols` columns with room for `count` cells (at least one row and column).
+    pub fn new(count: u32, cols: u32, snake: bool) -> Grid {
+        let cols = cols.max(1);
+        Grid {
+            cols,
+            rows: count.div_ceil(cols).max(1),
+            snake,
+        }
+    }
+
+    /// Width and height of one cell.
+    pub fn cell_size(&self) -> (f64, f64) {
+        (1.0 / f64::from(self.cols), 1.0 / f64::from(self.rows))
+    }
+
+    /// The cell of the `i`-th item.
+    pub fn cell(&self, i: u32) -> Rect {
+        let (r, c) = (i / self.cols, i % self.cols);
+        let c = if self.snake && r % 2 == 1 {
+            self.cols - 1 - c
+        } else {
+            c
+        };
+        let (w, h) = self.cell_size();
+        Rect {
+            x: f64::from(c) * w,
+            y: f64::from(r) * h,
+            w,
+            h,
+        }
+    }
+
+    /// The centre of the `i`-th cell.
+    pub fn centre(&self, i: u32) -> Pos {
+        let r = self.cell(i);
+        Pos {
+            x: r.x + r.w / 2.0,
+            y: r.y + r.h / 2.0,
+        }
+    }
+}
+
+/// The aggregate view's node boxes: up to [`MAX_DRAWN_NODES`] on a snaking grid about 1.6 times
+/// wider than tall, in ring order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NodeGrid {
+    /// The grid the boxes sit on.
+    pub grid: Grid,
+    /// Nodes drawn.
+    pub shown: u32,
+    /// Nodes left out (summarised in words).
+    pub hidden: u32,
+}
+
+impl NodeGrid {
+    /// The grid for `nodes` nodes.
+    pub fn new(nodes: u32) -> NodeGrid {
+        let shown = nodes.clamp(1, MAX_DRAWN_NODES);
+        let cols = (f64::from(shown).sqrt() * 1.6).ceil().max(1.0) as u32;
+        NodeGrid {
+            grid: Grid::new(shown, cols, true),
+            shown,
+            hidden: nodes.saturating_sub(shown),
+        }
+    }
+
+    /// Centre of node `i`.
+    pub fn centre(&self, i: u32) -> Pos {
+        self.grid.centre(i)
+    }
+
+    /// Box of node `i`: 70 % of its cell's width, 60 % of its height, centred.
+    pub fn node_box(&self, i: u32) -> Rect {
+        let c = self.centre(i);
+        let (cw, ch) = self.grid.cell_size();
+        let (w, h) = (cw * 0.7, ch * 0.6);
+        Rect {
+            x: c.x - w / 2.0,
+            y: c.y - h / 2.0,
+            w,
+            h,
+        }
+    }
+
+    /// The ring's links between drawn nodes: each node to the next, the last back to the first.
+    pub fn ring(&self) -> impl Iterator<Item = (Pos, Pos)> + '_ {
+        (0..self.shown).map(|i| (self.centre(i), self.centre((i + 1) % self.shown)))
+    }
+}
+
 /// Lays `n` GPUs out in nodes of `per_node`, nodes on a grid.
 pub fn layout(n: u32, per_node: u32, with_switch: bool) -> Layout {
     let g = per_node.clamp(1, n.max(1));
     let k = n.div_ceil(g).max(1);
-    let cols = (f64::from(k).sqrt().ceil() as u32).max(1);
-    let rows = k.div_ceil(cols);
-    let (cw, ch) = (1.0 / f64::from(cols), 1.0 / f64::from(rows));
+    let grid = Grid::new(k, f64::from(k).sqrt().ceil() as u32, false);
+    let (cw, ch) = grid.cell_size();
     let pad = 0.06_f64.min(cw * 0.1);
     let mut nodes = Vec::new();
     let mut gpus = Vec::new();
-    // GPUs inside a node: a row, or two rows when there are many.
+    // GPUs inside a node: a row, or two rows when there are many; the rows snake (left to right,
+    // then back) so ring neighbours sit side by side.
     let per_row = if g > 4 { g.div_ceil(2) } else { g };
-    let node_rows = g.div_ceil(per_row);
+    let inside = Grid::new(g, per_row, true);
     for m in 0..k {
-        let (c, r) = (m % cols, m / cols);
+        let cell = grid.cell(m);
         let rect = Rect {
-            x: f64::from(c) * cw + pad,
-            y: f64::from(r) * ch + pad,
+            x: cell.x + pad,
+            y: cell.y + pad,
             w: cw - 2.0 * pad,
             h: ch - 2.0 * pad,
         };
         for j in 0..g.min(n - m * g) {
-            // Rows snake (left to right, then back) so ring neighbours sit side by side.
-            let gr = j / per_row;
-            let gc = if gr % 2 == 0 {
-                j % per_row
-            } else {
-                per_row - 1 - j % per_row
-            };
+            let at = inside.centre(j);
             gpus.push(Pos {
-                x: rect.x + rect.w * (f64::from(gc) + 0.5) / f64::from(per_row),
-                y: rect.y + rect.h * (f64::from(gr) + 0.5) / f64::from(node_rows),
+                x: rect.x + rect.w * at.x,
+                y: rect.y + rect.h * at.y,
             });
         }
         nodes.push(rect);
     }
-    let radius = (0.35 * (cw - 2.0 * pad) / f64::from(per_row))
-        .min(0.35 * (ch - 2.0 * pad) / f64::from(node_rows))
+    let radius = (0.35 * (cw - 2.0 * pad) / f64::from(inside.cols))
+        .min(0.35 * (ch - 2.0 * pad) / f64::from(inside.rows))
         .min(0.08);
     let switch = with_switch.then_some(Pos { x: 0.5, y: 0.5 });
     Layout {
@@ -631,6 +729,87 @@ mod tests {
         let b = agg.next_boundary(0.0);
         assert_eq!(agg.frame(b).round, 1);
         assert_eq!(agg.frame(agg.prev_boundary(b)).round, 0);
+    }
+
+    /// Two cells touch along an edge: one step apart in exactly one direction.
+    fn side_by_side(g: &Grid, a: u32, b: u32) -> bool {
+        let (w, h) = g.cell_size();
+        let (p, q) = (g.centre(a), g.centre(b));
+        let (dx, dy) = ((p.x - q.x).abs(), (p.y - q.y).abs());
+        ((dx - w).abs() < 1e-12 && dy < 1e-12) || ((dy - h).abs() < 1e-12 && dx < 1e-12)
+    }
+
+    #[test]
+    fn a_snaking_grid_keeps_ring_neighbours_side_by_side() {
+        let g = Grid::new(23, 5, true);
+        assert_eq!((g.cols, g.rows), (5, 5));
+        for i in 0..22 {
+            assert!(side_by_side(&g, i, i + 1), "cells {i} and {}", i + 1);
+        }
+        // Without the snake a row's end and the next row's start are a whole row apart.
+        let flat = Grid::new(23, 5, false);
+        assert!(!side_by_side(&flat, 4, 5));
+        // Every cell lies in the unit square.
+        for i in 0..23 {
+            let r = g.cell(i);
+            assert!(
+                r.x >= 0.0 && r.y >= 0.0 && r.x + r.w <= 1.0 + 1e-12 && r.y + r.h <= 1.0 + 1e-12
+            );
+        }
+    }
+
+    #[test]
+    fn the_aggregate_view_draws_at_most_256_nodes_and_counts_the_rest() {
+        // 1,024 GPUs in nodes of 8: all 128 nodes drawn, wider than tall.
+        let g = NodeGrid::new(128);
+        assert_eq!((g.shown, g.hidden), (128, 0));
+        assert!(g.grid.cols > g.grid.rows);
+        assert!(g.grid.cols * g.grid.rows >= 128);
+        // 65,536 GPUs: 8,192 nodes, 256 drawn.
+        let big = NodeGrid::new(8192);
+        assert_eq!(
+            (big.shown, big.hidden),
+            (MAX_DRAWN_NODES, 8192 - MAX_DRAWN_NODES)
+        );
+        // One node still gets a box.
+        assert_eq!(NodeGrid::new(1).shown, 1);
+        assert_eq!(NodeGrid::new(0).shown, 1);
+    }
+
+    #[test]
+    fn node_boxes_do_not_overlap_and_the_ring_closes() {
+        let g = NodeGrid::new(12);
+        let boxes: Vec<Rect> = (0..g.shown).map(|i| g.node_box(i)).collect();
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(a.x > 0.0 && a.y > 0.0 && a.x + a.w < 1.0 && a.y + a.h < 1.0);
+            for b in &boxes[i + 1..] {
+                let apart =
+                    a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+                assert!(apart, "{a:?} overlaps {b:?}");
+            }
+        }
+        let links: Vec<(Pos, Pos)> = g.ring().collect();
+        assert_eq!(links.len(), 12);
+        assert_eq!(
+            links[11].1,
+            g.centre(0),
+            "the last node sends back to the first"
+        );
+        // Neighbours on the ring (but the closing link) sit side by side.
+        for i in 0..11 {
+            assert!(side_by_side(&g.grid, i, i + 1));
+        }
+    }
+
+    #[test]
+    fn gpus_inside_a_node_snake_in_two_rows() {
+        // Eight GPUs: two rows of four; GPU 4 sits under GPU 3, not under GPU 0.
+        let l = layout(8, 8, false);
+        let (a, b) = (l.gpus[3], l.gpus[4]);
+        assert!((a.x - b.x).abs() < 1e-12 && b.y > a.y);
+        assert!(l.gpus[0].x < l.gpus[3].x);
+        assert!(l.radius > 0.0 && l.radius <= 0.08);
+        assert_eq!(layout(16, 8, true).switch, Some(Pos { x: 0.5, y: 0.5 }));
     }
 
     #[test]
