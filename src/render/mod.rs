@@ -3,5 +3,6 @@
 
 pub mod anim;
 pub mod charts;
+pub mod playable;
 pub mod series;
 pub mod timeline;

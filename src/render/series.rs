@@ -246,6 +246,17 @@ pub fn group(n: u32) -> String {
     out
 }
 
+/// A duration in a readable unit: "1.25 s", "3.4 ms", "12.0 µs".
+pub fn duration(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,5 +290,12 @@ mod tests {
         assert_eq!(group(65536), "65,536");
         assert_eq!(group(512), "512");
         assert_eq!(group(1024), "1,024");
+    }
+
+    #[test]
+    fn durations_pick_a_readable_unit() {
+        assert_eq!(duration(1.25), "1.25 s");
+        assert_eq!(duration(0.0034), "3.4 ms");
+        assert_eq!(duration(12e-6), "12.0 µs");
     }
 }

@@ -9,15 +9,7 @@ use crate::render::series::{group, parts, PARTS};
 use leptos::prelude::*;
 
 /// A duration in a readable unit.
-pub fn duration(s: f64) -> String {
-    if s >= 1.0 {
-        format!("{s:.2} s")
-    } else if s >= 1e-3 {
-        format!("{:.1} ms", s * 1e3)
-    } else {
-        format!("{:.1} µs", s * 1e6)
-    }
-}
+pub use crate::render::series::duration;
 
 /// A rate with a readable multiplier.
 pub fn rate(x: f64) -> String {

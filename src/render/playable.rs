@@ -1,0 +1,339 @@
+//! What an animation canvas plays, behind one interface: a collective GPU by GPU (from its
+//! explicit schedule, up to [`MAX_DRAWN_GPUS`]) or nodes as units (from the cost model's round
+//! groups, at any size). The panel's clock, round buttons, captions and comparison read only this.
+
+use super::anim::{Aggregate, Animation, MAX_DRAWN_GPUS};
+use super::series::{duration, group};
+use crate::model::collective::{Algo, Cluster};
+use crate::model::hardware;
+use crate::model::scenario::{Scenario, Setup};
+use crate::model::ModelError;
+
+/// On-screen seconds the slower of the shown collectives takes at 1× speed.
+pub const SCREEN_SECONDS: f64 = 8.0;
+
+/// What one canvas plays.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Playable {
+    /// GPU by GPU.
+    Gpus(Animation),
+    /// Nodes as units.
+    Nodes(Aggregate),
+}
+
+impl Playable {
+    /// The setup's collective, GPU by GPU when it is small enough to draw that way.
+    pub fn build(setup: &Setup) -> Result<Playable, ModelError> {
+        let c = setup.cluster();
+        if c.gpus <= MAX_DRAWN_GPUS {
+            Animation::new(&c, setup.op, setup.algo, setup.bytes).map(Playable::Gpus)
+        } else {
+            Aggregate::new(&c, setup.op, setup.algo, setup.bytes).map(Playable::Nodes)
+        }
+    }
+
+    /// Modelled time of the whole collective, seconds.
+    pub fn total(&self) -> f64 {
+        match self {
+            Playable::Gpus(a) => a.playback.total,
+            Playable::Nodes(a) => a.total,
+        }
+    }
+
+    /// (round index, rounds) at model time `t`.
+    pub fn round(&self, t: f64) -> (u64, u64) {
+        match self {
+            Playable::Gpus(a) => (a.playback.at(t).0 as u64, a.playback.rounds() as u64),
+            Playable::Nodes(a) => {
+                let f = a.frame(t);
+                (f.round, f.rounds)
+            }
+        }
+    }
+
+    /// What happens in the round at `t`, in plain words.
+    pub fn caption(&self, t: f64) -> String {
+        match self {
+            Playable::Gpus(a) => a.caption(a.playback.at(t).0),
+            Playable::Nodes(a) => a.caption(t),
+        }
+    }
+
+    /// The next round boundary after `t` (or the end).
+    pub fn next_boundary(&self, t: f64) -> f64 {
+        match self {
+            Playable::Gpus(a) => a.playback.next_boundary(t),
+            Playable::Nodes(a) => a.next_boundary(t),
+        }
+    }
+
+    /// The round boundary before `t` (or the start).
+    pub fn prev_boundary(&self, t: f64) -> f64 {
+        match self {
+            Playable::Gpus(a) => a.playback.prev_boundary(t),
+            Playable::Nodes(a) => a.prev_boundary(t),
+        }
+    }
+
+    /// The algorithm played (the cost model's pick when the scenario says `auto`).
+    pub fn algorithm(&self) -> Algo {
+        match self {
+            Playable::Gpus(a) => a.schedule.algo,
+            Playable::Nodes(a) => a.algo,
+        }
+    }
+
+    /// The canvas's heading: "16 GPUs · InfiniBand NDR · ring · 1.2 ms".
+    pub fn label(&self, c: &Cluster) -> String {
+        format!(
+            "{} GPUs · {} · {} · {}",
+            group(c.gpus),
+            if c.nodes() > 1 {
+                c.inter.name
+            } else {
+                c.intra.name
+            },
+            self.algorithm().name(),
+            duration(self.total())
+        )
+    }
+
+    /// "Round 3 of 14" at model time `t` (the last round after the end).
+    pub fn round_label(&self, t: f64) -> String {
+        let (r, rs) = self.round(t.min(self.total()));
+        format!("Round {} of {}", r + 1, rs.max(1))
+    }
+
+    /// "model time 1.2 ms of 3.4 ms".
+    pub fn clock_label(&self, t: f64) -> String {
+        format!(
+            "model time {} of {}",
+            duration(t.min(self.total())),
+            duration(self.total())
+        )
+    }
+}
+
+/// One canvas's collective: the cluster it runs on and what is played, or why it cannot be.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Show {
+    /// The cluster.
+    pub cluster: Cluster,
+    /// The collective prepared for playback.
+    pub playable: Result<Playable, ModelError>,
+}
+
+impl Show {
+    /// The setup's collective.
+    pub fn new(setup: &Setup) -> Show {
+        Show {
+            cluster: setup.cluster(),
+            playable: Playable::build(setup),
+        }
+    }
+}
+
+/// The scenario's collective and, when one is chosen, the same collective on other hardware,
+/// played on one time scale.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shows {
+    /// The scenario's own.
+    pub main: Show,
+    /// The comparison, when one is chosen and its scenario is valid.
+    pub compared: Option<Show>,
+}
+
+impl Shows {
+    /// The collectives for `sc`, and for `sc` changed by `compare` (a `key=value` from
+    /// [`compare_options`]; empty for none).
+    pub fn new(sc: &Scenario, compare: &str) -> Shows {
+        let setup = sc.resolved();
+        let compared = compare.split_once('=').and_then(|(k, v)| {
+            let mut other = sc.clone();
+            other.set(k, v).ok()?;
+            if k == "inter" && other.gpus <= setup.per_node {
+                // A network only matters across nodes: compare on two nodes.
+                other.gpus = setup.per_node * 2;
+            }
+            other.setup().ok().map(|s| Show::new(&s))
+        });
+        Shows {
+            main: Show::new(&setup),
+            compared,
+        }
+    }
+
+    /// The playable shows: the main one first.
+    pub fn playables(&self) -> impl Iterator<Item = &Playable> {
+        std::iter::once(&self.main)
+            .chain(self.compared.as_ref())
+            .filter_map(|s| s.playable.as_ref().ok())
+    }
+
+    /// Model time of the longest playable show: where the shared clock stops (0 when none).
+    pub fn longest(&self) -> f64 {
+        self.playables().map(Playable::total).fold(0.0, f64::max)
+    }
+}
+
+/// Advances the shared clock by `dt` screen seconds at `speed`×, so that `longest` model seconds
+/// last [`SCREEN_SECONDS`] at 1×. Returns the new model time and whether it reached the end.
+pub fn advance(t: f64, dt: f64, longest: f64, speed: f64) -> (f64, bool) {
+    let rate = longest / SCREEN_SECONDS * speed;
+    let next = t + dt * rate;
+    if next >= longest {
+        (longest, true)
+    } else {
+        (next, false)
+    }
+}
+
+/// The comparison choices as (`key=value`, words): nothing, the other inter-node networks, and
+/// the intra-node fabrics.
+pub fn compare_options() -> Vec<(String, String)> {
+    let mut v = vec![(String::new(), "nothing".to_string())];
+    for n in hardware::NETWORKS.iter().skip(1) {
+        v.push((
+            format!("inter={}", n.id),
+            format!("between nodes: {}", n.name),
+        ));
+    }
+    for f in hardware::FABRICS.iter() {
+        v.push((
+            format!("intra={}", f.id),
+            format!("inside nodes: {}", f.name),
+        ));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shows(q: &str, compare: &str) -> Shows {
+        Shows::new(&Scenario::parse(q).unwrap(), compare)
+    }
+
+    #[test]
+    fn sixteen_gpus_play_one_by_one_and_seventeen_or_more_as_nodes() {
+        let small = shows("gpus=16&per_node=8&gpu=h100&inter=ib-ndr&algo=ring", "");
+        assert!(matches!(small.main.playable, Ok(Playable::Gpus(_))));
+        let big = shows("gpus=1024&gpu=h100&inter=ib-ndr&algo=ring", "");
+        assert!(matches!(big.main.playable, Ok(Playable::Nodes(_))));
+        assert!(big.compared.is_none());
+    }
+
+    #[test]
+    fn both_views_answer_the_same_questions() {
+        for q in [
+            "gpus=8&gpu=h100&algo=ring",
+            "gpus=1024&gpu=h100&inter=ib-ndr&algo=ring",
+        ] {
+            let s = shows(q, "");
+            let p = s.main.playable.as_ref().unwrap();
+            let total = p.total();
+            assert!(total > 0.0, "{q}");
+            assert_eq!(s.longest(), total);
+            // Stepping forward from the start lands on round 2, and back again on round 1.
+            let next = p.next_boundary(0.0);
+            assert!(next > 0.0 && next < total, "{q}");
+            assert_eq!(p.round(next).0, 1, "{q}");
+            assert_eq!(p.round(p.prev_boundary(next)).0, 0, "{q}");
+            assert!(p.round_label(0.0).starts_with("Round 1 of "), "{q}");
+            // Past the end the labels stay on the last round and the total.
+            let (last, rounds) = p.round(total * 2.0);
+            assert_eq!(last + 1, rounds, "{q}");
+            assert_eq!(
+                p.clock_label(total * 2.0),
+                format!("model time {} of {}", duration(total), duration(total))
+            );
+            assert!(p.caption(0.0).starts_with("Round 1 of "), "{q}");
+            assert_eq!(p.algorithm(), Algo::Ring, "{q}");
+        }
+    }
+
+    #[test]
+    fn the_aggregate_caption_names_nodes_as_units() {
+        let s = shows("gpus=1024&gpu=h100&inter=ib-ndr&algo=ring", "");
+        let p = s.main.playable.unwrap();
+        assert_eq!(p.round_label(0.0), "Round 1 of 2046");
+        assert!(p.caption(0.0).contains("128 nodes of 8 GPUs"));
+        assert!(p.label(&s.main.cluster).starts_with("1,024 GPUs · "));
+    }
+
+    #[test]
+    fn the_label_names_the_network_across_nodes_and_the_fabric_inside_one() {
+        let one = shows("gpus=8&per_node=8&gpu=h100&intra=nvlink4&algo=ring", "");
+        let p = one.main.playable.as_ref().unwrap();
+        let c = &one.main.cluster;
+        assert_eq!(
+            p.label(c),
+            format!("8 GPUs · {} · ring · {}", c.intra.name, duration(p.total()))
+        );
+        let two = shows("gpus=16&per_node=8&gpu=h100&inter=ib-ndr&algo=ring", "");
+        let c = &two.main.cluster;
+        assert!(two.main.playable.unwrap().label(c).contains(c.inter.name));
+    }
+
+    #[test]
+    fn a_network_is_compared_across_two_nodes_even_for_a_one_node_scenario() {
+        let s = shows("gpus=8&per_node=8&gpu=h100&algo=ring", "inter=tcp100");
+        let other = s.compared.as_ref().expect("a valid comparison");
+        assert_eq!(other.cluster.gpus, 16);
+        assert_eq!(other.cluster.inter.id, "tcp100");
+        assert!(other.playable.is_ok());
+    }
+
+    #[test]
+    fn a_slower_network_sets_the_shared_time_scale() {
+        let s = shows(
+            "gpus=16&per_node=8&gpu=h100&inter=ib-ndr&algo=ring",
+            "inter=tcp100",
+        );
+        let main = s.main.playable.as_ref().unwrap().total();
+        let other = s
+            .compared
+            .as_ref()
+            .unwrap()
+            .playable
+            .as_ref()
+            .unwrap()
+            .total();
+        assert!(other > main);
+        assert_eq!(s.longest(), other);
+        assert_eq!(s.playables().count(), 2);
+    }
+
+    #[test]
+    fn a_bad_comparison_is_left_out() {
+        assert!(shows("gpus=8&gpu=h100", "inter=banana").compared.is_none());
+        assert!(shows("gpus=8&gpu=h100", "nonsense").compared.is_none());
+    }
+
+    #[test]
+    fn the_clock_plays_the_longest_show_in_eight_seconds_and_stops_at_its_end() {
+        let longest = 2e-3;
+        let (t, ended) = advance(0.0, 1.0, longest, 1.0);
+        assert!((t - longest / SCREEN_SECONDS).abs() < 1e-15 && !ended);
+        let (t2, _) = advance(0.0, 1.0, longest, 2.0);
+        assert!(
+            (t2 - 2.0 * t).abs() < 1e-15,
+            "twice the speed, twice the model time"
+        );
+        assert_eq!(advance(longest * 0.99, 1.0, longest, 1.0), (longest, true));
+    }
+
+    #[test]
+    fn compare_options_start_with_nothing_and_are_valid_keys() {
+        let opts = compare_options();
+        assert_eq!(opts[0], (String::new(), "nothing".to_string()));
+        assert!(opts.len() > 3);
+        let mut sc = Scenario::parse("gpus=16&per_node=8").unwrap();
+        for (kv, words) in &opts[1..] {
+            let (k, v) = kv.split_once('=').unwrap();
+            assert!(sc.set(k, v).is_ok(), "{kv}");
+            assert!(words.starts_with("between nodes: ") || words.starts_with("inside nodes: "));
+        }
+    }
+}
