@@ -1,6 +1,8 @@
 //! Chart panels: a crisp canvas drawn by the render layer, a hover/keyboard readout, the takeaway
 //! as the canvas's accessible name, and a data table with CSV export.
 
+use super::browser::{device_pixel_ratio, download, download_png, now_ms, record_perf};
+use super::hooks::{use_element_size, use_prefers_dark};
 use super::state::Lab;
 use crate::render::charts::{
     draw_breakdown, draw_compare, draw_efficiency, draw_speedup, PlotArea, Style,
@@ -9,7 +11,6 @@ use crate::render::series::{group, parts, ScalingData, PARTS};
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use wasm_bindgen::JsValue;
 
 /// Which chart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,75 +19,6 @@ pub enum Kind {
     Efficiency,
     Breakdown,
     Compare,
-}
-
-/// Milliseconds since page load.
-pub fn now_ms() -> f64 {
-    window().performance().map(|p| p.now()).unwrap_or(0.0)
-}
-
-/// Appends a duration to `window.__gslPerf[name]` for the benchmark script.
-pub fn record_perf(name: &str, ms: f64) {
-    let w = window();
-    let key = JsValue::from_str("__gslPerf");
-    let store = js_sys::Reflect::get(&w, &key)
-        .ok()
-        .filter(|v| v.is_object())
-        .unwrap_or_else(|| {
-            let o = js_sys::Object::new();
-            let _ = js_sys::Reflect::set(&w, &key, &o);
-            o.into()
-        });
-    let list = js_sys::Reflect::get(&store, &JsValue::from_str(name))
-        .ok()
-        .and_then(|v| wasm_bindgen::JsCast::dyn_into::<js_sys::Array>(v).ok())
-        .unwrap_or_else(|| {
-            let a = js_sys::Array::new();
-            let _ = js_sys::Reflect::set(&store, &JsValue::from_str(name), &a);
-            a
-        });
-    list.push(&JsValue::from_f64(ms));
-}
-
-/// Does the reader's system ask for a dark theme?
-pub fn prefers_dark() -> bool {
-    window()
-        .match_media("(prefers-color-scheme: dark)")
-        .ok()
-        .flatten()
-        .is_some_and(|m| m.matches())
-}
-
-/// Offers `text` as a file download (a data: URL, so nothing leaves the page).
-pub fn download(name: &str, mime: &str, text: &str) {
-    let href = format!(
-        "data:{mime};charset=utf-8,{}",
-        String::from(js_sys::encode_uri_component(text))
-    );
-    download_url(name, &href);
-}
-
-/// Offers a canvas's pixels as a PNG download.
-pub fn download_png(canvas: Option<web_sys::HtmlCanvasElement>, name: &str) {
-    if let Some(url) = canvas.and_then(|c| c.to_data_url_with_type("image/png").ok()) {
-        download_url(name, &url);
-    }
-}
-
-/// Clicks a temporary link to `href` with a download name.
-pub fn download_url(name: &str, href: &str) {
-    let doc = document();
-    if let Ok(a) = doc.create_element("a") {
-        let _ = a.set_attribute("href", href);
-        let _ = a.set_attribute("download", name);
-        if let Some(body) = doc.body() {
-            let _ = body.append_child(&a);
-            if let Some(el) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&a) {
-                el.click();
-            }
-            let _ = body.remove_child(&a);
-        }
-    }
 }
 
 fn readout(kind: Kind, lab: &Lab, i: usize) -> String {
@@ -224,18 +156,21 @@ pub fn ChartPanel(
     let lab = expect_context::<Lab>();
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let area = StoredValue::new(PlotArea::default());
-    let size = super::size::use_element_size(canvas);
+    let size = use_element_size(canvas);
+    let dark = use_prefers_dark();
     let hover = RwSignal::new(None::<usize>);
     let table_open = RwSignal::new(false);
 
+    // Redraws when the data, the canvas's size, projector mode or the system theme change.
     Effect::new(move |_| {
-        let (w, h) = size.get();
+        let (w, h) = (size.width.get(), size.height.get());
         let projector = lab.projector.get();
+        let dark = dark.get();
         let Some(c) = canvas.get() else {
             return;
         };
         let t0 = now_ms();
-        let dpr = window().device_pixel_ratio().max(1.0);
+        let dpr = device_pixel_ratio();
         if w < 10.0 || h < 10.0 {
             return;
         }
@@ -249,7 +184,7 @@ pub fn ChartPanel(
         }
         let style = Style {
             scale: dpr,
-            dark: prefers_dark(),
+            dark,
             projector,
         };
         let Some(backend) = CanvasBackend::with_canvas_object(c.clone()) else {
@@ -273,7 +208,7 @@ pub fn ChartPanel(
     });
 
     let nearest = move |css_x: f64| {
-        let dpr = window().device_pixel_ratio().max(1.0);
+        let dpr = device_pixel_ratio();
         let n = area.get_value().gpus_at(css_x * dpr, 65536.0);
         (0..point_count(kind, &lab))
             .filter_map(|i| {

@@ -8,12 +8,12 @@
 use super::anim::{AnimationPanel, TimelinePanel};
 use super::charts::{ChartPanel, Kind};
 use super::controls::CompactControls;
+use super::hooks::use_element_size;
 use super::lessons::Lessons;
 use super::results::Results;
 use super::state::Lab;
 use leptos::prelude::*;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
 
 /// The message type a host page listens for.
 pub const HEIGHT_MESSAGE: &str = "gpu-scaling-lab:height";
@@ -44,19 +44,15 @@ fn post_height(widget: &str, root: &web_sys::Element) {
 pub fn Embed(widget: String) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let root = NodeRef::<leptos::html::Div>::new();
+    let size = use_element_size(root);
     let name = widget.clone();
+    // Tells the host at once, then whenever the content's size changes.
     Effect::new(move |_| {
-        let Some(el) = root.get() else {
-            return;
-        };
-        let n = name.clone();
-        let target: web_sys::Element = el.clone().into();
-        let cb = Closure::<dyn FnMut(js_sys::Array)>::new(move |_| post_height(&n, &target));
-        if let Ok(obs) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
-            obs.observe(&el);
+        size.width.track();
+        size.height.track();
+        if let Some(el) = root.get() {
+            post_height(&name, &el);
         }
-        cb.forget();
-        post_height(&name, &el);
     });
     let body = match widget.as_str() {
         "calculator" => view! { <CompactControls /> <Results /> }.into_any(),

@@ -1,13 +1,14 @@
 //! The Leptos UI shell (browser only): components, signals, URL state, canvases.
 
 pub mod anim;
+pub mod browser;
 pub mod charts;
 pub mod controls;
 pub mod embed;
 pub mod explainer;
+pub mod hooks;
 pub mod lessons;
 pub mod results;
-pub mod size;
 pub mod state;
 
 use anim::{AnimationPanel, TimelinePanel};
@@ -117,7 +118,7 @@ pub fn App() -> impl IntoView {
                 </label>
                 <button type="button" data-testid="copy-link" on:click=move |_| copy_link(copied)>"Copy link to this view"</button>
                 <button type="button" data-testid="download-json"
-                    on:click=move |_| charts::download("gpu-scaling-lab.json", "application/json", &numbers_json(&lab))>
+                    on:click=move |_| browser::download("gpu-scaling-lab.json", "application/json", &numbers_json(&lab))>
                     "Numbers (JSON)"
                 </button>
                 <button type="button" on:click=move |_| { let _ = window().print(); }>"Print"</button>

@@ -5,11 +5,8 @@ use super::state::Lab;
 use crate::model::collective;
 use crate::model::units::human_bytes;
 use crate::render::charts::PART_COLOURS;
-use crate::render::series::{group, parts, PARTS};
+use crate::render::series::{duration, group, parts, PARTS};
 use leptos::prelude::*;
-
-/// A duration in a readable unit.
-pub use crate::render::series::duration;
 
 /// A rate with a readable multiplier.
 pub fn rate(x: f64) -> String {

@@ -1,6 +1,7 @@
 //! The page's state: one scenario signal mirrored in the URL hash, and the model's answers
 //! derived from it.
 
+use super::browser::{now_ms, record_perf};
 use crate::model::hardware::{self, Network};
 use crate::model::scenario::Scenario;
 use crate::model::step::{self, StepResult, Verdict};
@@ -98,9 +99,9 @@ impl Lab {
             })
         });
         let curve = Memo::new(move |_| {
-            let t0 = super::charts::now_ms();
+            let t0 = now_ms();
             let d = scenario.with(series::scaling_data);
-            super::charts::record_perf("model-curve", super::charts::now_ms() - t0);
+            record_perf("model-curve", now_ms() - t0);
             d
         });
         let compare = RwSignal::new(vec!["tcp25", "roce100", "ib-ndr", "ib-xdr"]);

@@ -1,0 +1,51 @@
+//! The step timeline (Gantt) panel: one row per GPU group, bars for compute, communication,
+//! data waits and bubbles.
+
+use super::paint::{paint_timeline, timeline_colour};
+use crate::render::series::duration;
+use crate::render::timeline::{timeline, BarKind};
+use crate::ui::hooks::{use_element_size, use_prefers_dark};
+use crate::ui::state::Lab;
+use leptos::prelude::*;
+
+/// The step timeline of the current scenario.
+#[component]
+pub fn TimelinePanel() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let timeline_ref = NodeRef::<leptos::html::Canvas>::new();
+    let size = use_element_size(timeline_ref);
+    let dark = use_prefers_dark();
+    let tl = Memo::new(move |_| {
+        let sc = lab.scenario.get();
+        lab.result
+            .with(|r| r.as_ref().ok().map(|r| timeline(&sc, r)))
+    });
+    // Redraws when the scenario, the canvas's size or the system theme change.
+    Effect::new(move |_| {
+        let (w, h) = (size.width.get(), size.height.get());
+        let dark = dark.get();
+        let Some(c) = timeline_ref.get() else {
+            return;
+        };
+        tl.with(|t| {
+            if let Some(t) = t {
+                paint_timeline(&c, t, w, h, dark);
+            }
+        });
+    });
+
+    view! {
+        <h2>"One training step, GPU by GPU"</h2>
+        <canvas node_ref=timeline_ref data-testid="timeline-canvas" class="timeline" role="img"
+            aria-label=move || lab.result.with(|r| r.as_ref().ok().map(|r| format!(
+                "Step timeline: compute {} of a {} step; the GPUs are idle {:.0} % of the time.",
+                duration(r.breakdown.compute), duration(r.breakdown.total()),
+                100.0 * (1.0 - r.breakdown.compute / r.breakdown.total()))).unwrap_or_default())></canvas>
+        <ul class="legend">
+            {[BarKind::Data, BarKind::Forward, BarKind::Backward, BarKind::Comm, BarKind::CommHidden, BarKind::CommExposed, BarKind::Bubble, BarKind::Serial]
+                .into_iter().map(|k| view! {
+                    <li><span class="swatch" style:background=timeline_colour(k, false)></span>{k.label()}</li>
+                }).collect_view()}
+        </ul>
+    }
+}

@@ -1,0 +1,76 @@
+//! Small helpers over the browser's APIs that several panels share: the clock, the benchmark's
+//! timings, media queries, and file downloads. No component state lives here.
+
+use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// Milliseconds since page load.
+pub fn now_ms() -> f64 {
+    window().performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+/// Appends a duration to `window.__gslPerf[name]` for the benchmark script.
+pub fn record_perf(name: &str, ms: f64) {
+    let w = window();
+    let key = JsValue::from_str("__gslPerf");
+    let store = js_sys::Reflect::get(&w, &key)
+        .ok()
+        .filter(|v| v.is_object())
+        .unwrap_or_else(|| {
+            let o = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&w, &key, &o);
+            o.into()
+        });
+    let list = js_sys::Reflect::get(&store, &JsValue::from_str(name))
+        .ok()
+        .and_then(|v| v.dyn_into::<js_sys::Array>().ok())
+        .unwrap_or_else(|| {
+            let a = js_sys::Array::new();
+            let _ = js_sys::Reflect::set(&store, &JsValue::from_str(name), &a);
+            a
+        });
+    list.push(&JsValue::from_f64(ms));
+}
+
+/// The media query list for `query` (`"(prefers-color-scheme: dark)"`), if the browser has one.
+/// For a value that follows changes, use the hooks in [`super::hooks`].
+pub fn media_query(query: &str) -> Option<web_sys::MediaQueryList> {
+    window().match_media(query).ok().flatten()
+}
+
+/// Device pixels per CSS pixel (at least 1).
+pub fn device_pixel_ratio() -> f64 {
+    window().device_pixel_ratio().max(1.0)
+}
+
+/// Offers `text` as a file download (a data: URL, so nothing leaves the page).
+pub fn download(name: &str, mime: &str, text: &str) {
+    let href = format!(
+        "data:{mime};charset=utf-8,{}",
+        String::from(js_sys::encode_uri_component(text))
+    );
+    download_url(name, &href);
+}
+
+/// Offers a canvas's pixels as a PNG download.
+pub fn download_png(canvas: Option<web_sys::HtmlCanvasElement>, name: &str) {
+    if let Some(url) = canvas.and_then(|c| c.to_data_url_with_type("image/png").ok()) {
+        download_url(name, &url);
+    }
+}
+
+/// Clicks a temporary link to `href` with a download name.
+pub fn download_url(name: &str, href: &str) {
+    let doc = document();
+    if let Ok(a) = doc.create_element("a") {
+        let _ = a.set_attribute("href", href);
+        let _ = a.set_attribute("download", name);
+        if let Some(body) = doc.body() {
+            let _ = body.append_child(&a);
+            if let Some(el) = a.dyn_ref::<web_sys::HtmlElement>() {
+                el.click();
+            }
+            let _ = body.remove_child(&a);
+        }
+    }
+}
