@@ -2,6 +2,7 @@
 //! in tests). Sizes are in device pixels: `Style::scale` is the devicePixelRatio (× projector
 //! zoom) so fonts, margins and strokes stay crisp and readable.
 
+use super::figure::Figure;
 use super::series::{parts, Point, ScalingData, PARTS};
 use crate::model::hardware::Network;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
@@ -86,7 +87,8 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
 }
 
-const MAX_X: f64 = 65536.0;
+/// The GPU axis's right end (65,536 GPUs, the largest count the sweep reaches).
+pub const MAX_X: f64 = 65536.0;
 
 fn axis_labels(x: &f64) -> String {
     let n = x.round() as u64;
@@ -176,6 +178,20 @@ fn speedup_frame<'a, DB: DrawingBackend + 'a>(
 
 fn percent(v: &f64) -> String {
     format!("{:.0} %", v * 100.0)
+}
+
+/// Draws a figure with its own chart.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    figure: Figure<'_>,
+    st: &Style,
+) -> DrawResult<PlotArea> {
+    match figure {
+        Figure::Speedup(d) => draw_speedup(root, d, st),
+        Figure::Efficiency(d) => draw_efficiency(root, d, st),
+        Figure::Breakdown(d) => draw_breakdown(root, d, st),
+        Figure::Compare(cs) => draw_compare(root, cs, st),
+    }
 }
 
 /// Speedup against GPU count (log–log): ideal, the model, the matching Amdahl curve, a marker at
@@ -507,6 +523,28 @@ mod tests {
         // The hover mapping inverts the log axis.
         assert!((area.gpus_at(f64::from(area.x.0), MAX_X) - 1.0).abs() < 1e-9);
         assert!((area.gpus_at(f64::from(area.x.1), MAX_X) - MAX_X).abs() < 1e-6);
+    }
+
+    #[test]
+    fn each_figure_is_drawn_by_its_own_chart() {
+        let sc = Scenario::parse("gpus=64&gpu=h100&model=resnet50").unwrap();
+        let d = scaling_data(&sc);
+        let texts = |f: Figure<'_>| record(|root| draw(root, f, &style())).0.texts;
+        assert!(texts(Figure::Speedup(&d))
+            .iter()
+            .any(|t| t.starts_with("Amdahl")));
+        assert!(texts(Figure::Efficiency(&d))
+            .iter()
+            .any(|t| t == "efficiency"));
+        assert!(texts(Figure::Breakdown(&d))
+            .iter()
+            .any(|t| t == "data wait"));
+        let nets: Vec<&'static hardware::Network> =
+            hardware::network("ib-ndr").into_iter().collect();
+        let curves = compare_data(&sc, &nets);
+        assert!(texts(Figure::Compare(&curves))
+            .iter()
+            .any(|t| t == nets[0].name));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod anim;
 pub mod charts;
+pub mod figure;
 pub mod playable;
 pub mod series;
 pub mod timeline;

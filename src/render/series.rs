@@ -1,4 +1,4 @@
-//! The numbers behind the scaling charts, their plain-language takeaways and their CSV.
+//! The numbers behind the scaling charts and their plain-language takeaways.
 
 use crate::model::hardware::Network;
 use crate::model::scenario::{Scenario, MAX_GPUS};
@@ -206,31 +206,6 @@ impl ScalingData {
             )
         }
     }
-
-    /// The numbers as CSV.
-    pub fn csv(&self) -> String {
-        let mut s = String::from(
-            "gpus,speedup,efficiency,amdahl_speedup,step_ms,compute_ms,comm_exposed_ms,data_wait_ms,serial_ms,bubble_ms,fits\n",
-        );
-        for p in &self.points {
-            let b = &p.breakdown;
-            s.push_str(&format!(
-                "{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{}\n",
-                p.gpus,
-                p.speedup,
-                p.efficiency,
-                amdahl(self.serial_fraction, f64::from(p.gpus)),
-                b.total() * 1e3,
-                b.compute * 1e3,
-                b.comm_exposed * 1e3,
-                b.data_wait * 1e3,
-                b.serial * 1e3,
-                b.bubble * 1e3,
-                p.fits
-            ));
-        }
-        s
-    }
 }
 
 /// A count with thousands separators: 65536 → "65,536".
@@ -268,7 +243,6 @@ mod tests {
         assert_eq!(d.points.len(), 17);
         assert!(d.first_below(0.5).is_some());
         assert!(d.speedup_takeaway().contains("64 GPUs"));
-        assert!(d.csv().lines().count() == 18);
         assert!(d.serial_fraction > 0.0);
     }
 

@@ -1,13 +1,12 @@
 //! Chart panels: a crisp canvas drawn by the render layer, a hover/keyboard readout, the takeaway
-//! as the canvas's accessible name, and a data table with CSV export.
+//! as the canvas's accessible name, and a data table with CSV export. What the texts and the
+//! table say is decided by `render::figure`; this file wires it to signals and the canvas.
 
 use super::browser::{device_pixel_ratio, download, download_png, now_ms, record_perf};
 use super::hooks::{use_element_size, use_prefers_dark};
 use super::state::Lab;
-use crate::render::charts::{
-    draw_breakdown, draw_compare, draw_efficiency, draw_speedup, PlotArea, Style,
-};
-use crate::render::series::{group, parts, ScalingData, PARTS};
+use crate::render::charts::{draw, PlotArea, Style, MAX_X};
+use crate::render::figure::Figure;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
@@ -21,126 +20,20 @@ pub enum Kind {
     Compare,
 }
 
-fn readout(kind: Kind, lab: &Lab, i: usize) -> String {
+/// Runs `f` on the chart's figure, reading (and so tracking) only the data that chart draws: the
+/// comparison does not follow the GPU slider.
+fn with_figure<R>(kind: Kind, lab: &Lab, f: impl FnOnce(Figure<'_>) -> R) -> R {
     match kind {
-        Kind::Compare => lab.compare_curves.with(|cs| {
-            let n = cs.first().and_then(|(_, p)| p.get(i)).map(|p| p.gpus);
-            let vals: Vec<String> = cs
-                .iter()
-                .filter_map(|(net, pts)| {
-                    pts.get(i).map(|p| format!("{} {:.1}×", net.id, p.speedup))
-                })
-                .collect();
-            format!(
-                "{} GPUs: {}",
-                n.map(group).unwrap_or_default(),
-                vals.join(", ")
-            )
-        }),
-        _ => lab.curve.with(|d| {
-            let Some(p) = d.points.get(i) else {
-                return String::new();
-            };
-            let head = format!("{} GPUs", group(p.gpus));
-            let oom = if p.fits {
-                ""
-            } else {
-                " — does not fit in memory"
-            };
-            match kind {
-                Kind::Speedup => format!(
-                    "{head}: {:.1}× (ideal {}×, Amdahl {:.1}×){oom}",
-                    p.speedup,
-                    group(p.gpus),
-                    crate::model::sweep::amdahl(d.serial_fraction, f64::from(p.gpus))
-                ),
-                Kind::Efficiency => format!("{head}: {:.1} % efficient{oom}", 100.0 * p.efficiency),
-                _ => {
-                    let t = p.breakdown.total();
-                    let s: Vec<String> = PARTS
-                        .iter()
-                        .zip(parts(&p.breakdown))
-                        .filter(|(_, v)| *v / t > 0.005)
-                        .map(|(n, v)| format!("{n} {:.0} %", 100.0 * v / t))
-                        .collect();
-                    format!("{head}: {}", s.join(", "))
-                }
-            }
-        }),
+        Kind::Speedup => lab.curve.with(|d| f(Figure::Speedup(d))),
+        Kind::Efficiency => lab.curve.with(|d| f(Figure::Efficiency(d))),
+        Kind::Breakdown => lab.curve.with(|d| f(Figure::Breakdown(d))),
+        Kind::Compare => lab.compare_curves.with(|cs| f(Figure::Compare(cs))),
     }
 }
 
-fn point_count(kind: Kind, lab: &Lab) -> usize {
-    match kind {
-        Kind::Compare => lab
-            .compare_curves
-            .with(|c| c.first().map(|(_, p)| p.len()).unwrap_or(0)),
-        _ => lab.curve.with(|d| d.points.len()),
-    }
-}
-
-fn gpus_at_index(kind: Kind, lab: &Lab, i: usize) -> Option<u32> {
-    match kind {
-        Kind::Compare => lab
-            .compare_curves
-            .with(|c| c.first().and_then(|(_, p)| p.get(i)).map(|p| p.gpus)),
-        _ => lab.curve.with(|d| d.points.get(i).map(|p| p.gpus)),
-    }
-}
-
-fn takeaway(kind: Kind, lab: &Lab) -> String {
-    match kind {
-        Kind::Speedup => lab.curve.with(ScalingData::speedup_takeaway),
-        Kind::Efficiency => lab.curve.with(ScalingData::efficiency_takeaway),
-        Kind::Breakdown => lab.curve.with(ScalingData::breakdown_takeaway),
-        Kind::Compare => lab.compare_curves.with(|cs| {
-            let parts: Vec<String> = cs
-                .iter()
-                .filter_map(|(n, pts)| {
-                    pts.iter().rev().find(|p| p.efficiency >= 0.5).map(|p| {
-                        format!(
-                            "{} keeps half efficiency up to {} GPUs",
-                            n.name,
-                            group(p.gpus)
-                        )
-                    })
-                })
-                .collect();
-            if parts.is_empty() {
-                "No network keeps half efficiency beyond one GPU.".to_string()
-            } else {
-                parts.join("; ") + "."
-            }
-        }),
-    }
-}
-
-fn csv(kind: Kind, lab: &Lab) -> String {
-    match kind {
-        Kind::Compare => lab.compare_curves.with(|cs| {
-            let mut s = String::from("gpus");
-            for (n, _) in cs {
-                s.push_str(&format!(",{}_speedup", n.id));
-            }
-            s.push('\n');
-            let len = cs.first().map(|(_, p)| p.len()).unwrap_or(0);
-            for i in 0..len {
-                let g = cs[0].1[i].gpus;
-                s.push_str(&g.to_string());
-                for (_, pts) in cs {
-                    s.push_str(&format!(
-                        ",{}",
-                        pts.get(i)
-                            .map(|p| format!("{:.4}", p.speedup))
-                            .unwrap_or_default()
-                    ));
-                }
-                s.push('\n');
-            }
-            s
-        }),
-        _ => lab.curve.with(ScalingData::csv),
-    }
+/// As [`with_figure`], without tracking (event handlers).
+fn with_figure_untracked<R>(kind: Kind, lab: &Lab, f: impl FnOnce(Figure<'_>) -> R) -> R {
+    untrack(|| with_figure(kind, lab, f))
 }
 
 /// One chart with its readout, its table and its CSV.
@@ -191,14 +84,7 @@ pub fn ChartPanel(
             return;
         };
         let root = backend.into_drawing_area();
-        let drawn = match kind {
-            Kind::Speedup => lab.curve.with(|d| draw_speedup(&root, d, &style)),
-            Kind::Efficiency => lab.curve.with(|d| draw_efficiency(&root, d, &style)),
-            Kind::Breakdown => lab.curve.with(|d| draw_breakdown(&root, d, &style)),
-            Kind::Compare => lab
-                .compare_curves
-                .with(|cs| draw_compare(&root, cs, &style)),
-        };
+        let drawn = with_figure(kind, &lab, |f| draw(&root, f, &style));
         let _ = root.present();
         match drawn {
             Ok(a) => area.set_value(a),
@@ -207,27 +93,20 @@ pub fn ChartPanel(
         record_perf(testid, now_ms() - t0);
     });
 
+    // The point under the mouse, from its x in CSS pixels.
     let nearest = move |css_x: f64| {
-        let dpr = device_pixel_ratio();
-        let n = area.get_value().gpus_at(css_x * dpr, 65536.0);
-        (0..point_count(kind, &lab))
-            .filter_map(|i| {
-                gpus_at_index(kind, &lab, i).map(|g| (i, (f64::from(g).log2() - n.log2()).abs()))
-            })
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(i, _)| i)
+        let gpus = area
+            .get_value()
+            .gpus_at(css_x * device_pixel_ratio(), MAX_X);
+        with_figure_untracked(kind, &lab, |f| f.nearest(gpus))
     };
     let step = move |delta: i64| {
-        let len = point_count(kind, &lab) as i64;
-        if len == 0 {
-            return;
+        if let Some(i) = with_figure_untracked(kind, &lab, |f| f.step(hover.get_untracked(), delta))
+        {
+            hover.set(Some(i));
         }
-        let start = hover
-            .get_untracked()
-            .map(|i| i as i64)
-            .unwrap_or(if delta > 0 { -1 } else { len });
-        hover.set(Some((start + delta).clamp(0, len - 1) as usize));
     };
+    let csv = move || with_figure_untracked(kind, &lab, |f| f.table().csv());
 
     view! {
         <figure class="chart">
@@ -241,7 +120,7 @@ pub fn ChartPanel(
                     data-testid=testid
                     role="img"
                     tabindex="0"
-                    aria-label=move || takeaway(kind, &lab)
+                    aria-label=move || with_figure(kind, &lab, |f| f.takeaway())
                     on:mousemove=move |ev| hover.set(nearest(f64::from(ev.offset_x())))
                     on:mouseleave=move |_| hover.set(None)
                     on:blur=move |_| hover.set(None)
@@ -253,9 +132,12 @@ pub fn ChartPanel(
                 ></canvas>
             </div>
             <p class="readout" aria-live="polite" data-testid=format!("{testid}-readout")>
-                {move || match hover.get() {
-                    Some(i) => readout(kind, &lab, i),
-                    None => takeaway(kind, &lab),
+                {move || {
+                    let at = hover.get();
+                    with_figure(kind, &lab, |f| match at {
+                        Some(i) => f.readout(i),
+                        None => f.takeaway(),
+                    })
                 }}
             </p>
             // The table's rows are built only while it is open (hundreds of cells per change
@@ -265,28 +147,23 @@ pub fn ChartPanel(
                 <div class="table-scroll">
                     <table data-testid=format!("{testid}-table")>
                         {move || {
-                            let text = csv(kind, &lab);
-                            let mut lines = text.lines();
-                            let head = lines.next().unwrap_or_default().to_string();
-                            let rows: Vec<String> = if table_open.get() {
-                                lines.map(str::to_string).collect()
-                            } else {
-                                Vec::new()
-                            };
+                            let table = with_figure(kind, &lab, |f| f.table());
+                            let titles = table.titles();
+                            let rows = if table_open.get() { table.rows } else { Vec::new() };
                             view! {
                                 <thead><tr>
-                                    {head.split(',').map(|h| view! { <th scope="col">{h.replace('_', " ")}</th> }).collect_view()}
+                                    {titles.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}
                                 </tr></thead>
                                 <tbody>
                                     {rows.into_iter().map(|r| view! {
-                                        <tr>{r.split(',').map(|v| view! { <td>{v.to_string()}</td> }).collect_view()}</tr>
+                                        <tr>{r.into_iter().map(|v| view! { <td>{v}</td> }).collect_view()}</tr>
                                     }).collect_view()}
                                 </tbody>
                             }
                         }}
                     </table>
                 </div>
-                <button type="button" on:click=move |_| download(&format!("{testid}.csv"), "text/csv", &csv(kind, &lab))>
+                <button type="button" on:click=move |_| download(&format!("{testid}.csv"), "text/csv", &csv())>
                     "Download CSV"
                 </button>
             </details>

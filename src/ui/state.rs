@@ -6,7 +6,8 @@ use crate::model::hardware::{self, Network};
 use crate::model::scenario::Scenario;
 use crate::model::step::{self, StepResult, Verdict};
 use crate::model::ModelError;
-use crate::render::series::{self, Point, ScalingData};
+use crate::render::figure::NetworkCurve;
+use crate::render::series::{self, ScalingData};
 use leptos::prelude::*;
 
 /// Everything components read and write, provided as context.
@@ -25,7 +26,7 @@ pub struct Lab {
     /// The scaling curve.
     pub curve: Memo<ScalingData>,
     /// The comparison curves.
-    pub compare_curves: Memo<Vec<(&'static Network, Vec<Point>)>>,
+    pub compare_curves: Memo<Vec<NetworkCurve>>,
     /// Projector mode (large type, thick lines).
     pub projector: RwSignal<bool>,
     /// The lesson being followed and its step, kept in the hash beside the scenario.
