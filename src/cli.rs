@@ -1,6 +1,7 @@
 //! The `scaling-lab` command line, as a library function so tests run exactly what users run.
 
 use crate::model::keys;
+use crate::model::nccl_tests;
 use crate::model::report::{CollectiveReport, StepReport, SweepTable};
 use crate::model::scenario::Scenario;
 use crate::model::sweep;
@@ -10,11 +11,16 @@ use crate::validation;
 pub fn usage() -> String {
     format!(
         "usage: scaling-lab <collective|step|sweep|keys|validate> '<scenario>' [--csv] [--inter a,b,…]
+       scaling-lab calibrate [FILE|-] ['<scenario>']   |   scaling-lab compare FILE '<scenario>'
   collective  time, algbw and busbw of one collective (keys: {})
   step        one training step (also: {})
   sweep       the step over GPU counts 1…65,536 (JSON, or CSV with --csv); with --inter, one curve
               per listed inter-node network (e.g. --inter tcp100,roce400,ib-ndr)
   keys        every scenario key as a Markdown table (values, default, unit, meaning)
+  calibrate   read an nccl-tests run (all_reduce_perf, all_gather_perf, reduce_scatter_perf text
+              output; - for standard input), fit latency and bandwidth, print the scenario that
+              reproduces it (ranks, hosts and GPU come from its header where the scenario is silent)
+  compare     the run against the model on a scenario, size by size
   validate    the model against every published measurement in tests/data (per row, then the
               error per group on held-out and calibration rows)
 scenario: key=value&key=value, e.g. 'gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b'",
@@ -69,6 +75,16 @@ pub fn run(args: &[String]) -> Output {
             }
             _ => pos.push(a.as_str()),
         }
+    }
+    if let Some(&cmd @ ("calibrate" | "compare")) = pos.first() {
+        return match run_file_command(cmd, &pos[1..]) {
+            Ok(stdout) => Output {
+                status: 0,
+                stdout,
+                stderr: String::new(),
+            },
+            Err(e) => fail(format!("error: {e}")),
+        };
     }
     let (cmd, q) = match pos.as_slice() {
         [cmd] => (*cmd, ""),
@@ -148,6 +164,57 @@ fn sweep_command(q: &str, inters: Option<&str>, csv: bool) -> Result<String, Str
     } else {
         tables.first().map(to_json).unwrap_or_default()
     })
+}
+
+/// Reads a run from a file, or from standard input for `-`.
+fn read_run(path: &str) -> Result<String, String> {
+    if path == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| format!("standard input: {e}"))?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
+    }
+}
+
+/// `calibrate [FILE|-] ['scenario']` and `compare FILE 'scenario'`.
+fn run_file_command(cmd: &str, args: &[&str]) -> Result<String, String> {
+    let (path, q) = match args {
+        [] => ("-", ""),
+        [p] => (*p, ""),
+        [p, q] => (*p, *q),
+        _ => return Err(format!("{cmd} takes a file and one scenario\n{}", usage())),
+    };
+    let run = nccl_tests::parse(&read_run(path)?);
+    if run.rows.is_empty() {
+        let why = run
+            .problems
+            .first()
+            .map(|(l, e)| format!(" (line {l}: {e})"))
+            .unwrap_or_default();
+        return Err(format!("no nccl-tests table rows found in {path}{why}"));
+    }
+    let mut sc = parse(q)?;
+    // What the header says, where the scenario does not.
+    if !q.contains("gpu=") {
+        if let Some(id) = run.gpu_id() {
+            sc.set("gpu", id).map_err(|e| e.to_string())?;
+        }
+    }
+    if !q.contains("gpus=") && run.ranks > 0 {
+        sc.set("gpus", &run.ranks.to_string())
+            .map_err(|e| e.to_string())?;
+        if let Some(pn) = run.per_node() {
+            sc.set("per_node", &pn.to_string())
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    sc.validate().map_err(|e| e.to_string())?;
+    match cmd {
+        "calibrate" => nccl_tests::calibrate(&run, &sc).map(|c| to_json(&c)),
+        _ => nccl_tests::compare(&run, &sc).map(|c| to_json(&c)),
+    }
 }
 
 /// `validate`: one line per row, then the summary table the README carries.

@@ -158,3 +158,32 @@ fn readme_key_table_is_the_code_s() {
         "README key table drifted: regenerate it with `scaling-lab keys`"
     );
 }
+
+#[test]
+fn calibrate_reads_a_published_run_and_prints_its_scenario() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/nccl-tests/all_reduce_2x8_h100_a3mega.txt"
+    );
+    let (code, out, err) = run(&["calibrate", file, "inter=roce200&nics=8"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ranks"], 16);
+    assert_eq!(v["tier"], "network");
+    let sc = v["scenario"].as_str().unwrap();
+    assert!(sc.contains("gpus=16") && sc.contains("calib_net="), "{sc}");
+    // The fitted scenario answers for any size and count.
+    let bigger = sc.replace("gpus=16", "gpus=64");
+    let (code, _, err) = run(&["collective", &format!("{bigger}&bytes=64MiB")]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&["compare", file, sc]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 31);
+    let (code, out, err) = run(&["calibrate", "/nonexistent/run.txt"]);
+    assert_eq!(code, 2);
+    assert!(
+        out.is_empty() && err.contains("/nonexistent/run.txt"),
+        "{err}"
+    );
+}

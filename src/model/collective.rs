@@ -253,6 +253,8 @@ pub struct Cluster {
     pub net_scale: f64,
     /// Multiplier on the intra-node bandwidth, as `net_scale`.
     pub intra_scale: f64,
+    /// Multiplier on every latency (a calibration from a measured run).
+    pub lat_scale: f64,
 }
 
 impl Cluster {
@@ -375,6 +377,7 @@ pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
         // A step inside a node of a multi-node collective still pays the network post overhead.
         hop = hop.max(p.net_overhead_us());
     }
+    hop *= c.lat_scale;
     let intra_bw = if g.switch {
         // Each GPU pushes S into the switch and pulls S back; calibrated so that the all-reduce's
         // busbw equals the measured NVLS busbw: rate = busbw · n/(n−1).
@@ -425,7 +428,7 @@ fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
     let inter = p.hop_latency_us(Algo::Tree, Link::Network) + c.inter.extra_latency_us;
     let log2_nodes = 31 - k.leading_zeros();
     let path = f64::from(g - 1) * intra + f64::from(log2_nodes) * inter;
-    path / f64::from(DoubleTree::new(c.gpus, g).height().max(1))
+    path / f64::from(DoubleTree::new(c.gpus, g).height().max(1)) * c.lat_scale
 }
 
 /// One tick of the pipelined double tree: its busiest stage's transfer, and the tree's latency
@@ -954,8 +957,8 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
         time = 2.0 * bytes / (c.gpu.mem_bw_gbs * 1e9);
         by_link[0] = time;
     } else {
-        time += p.launch_latency_us(algo) * 1e-6;
-        latency += p.launch_latency_us(algo) * 1e-6;
+        time += p.launch_latency_us(algo) * c.lat_scale * 1e-6;
+        latency += p.launch_latency_us(algo) * c.lat_scale * 1e-6;
     }
     let time = time.max(1e-9);
     let algbw = bytes / time / 1e9;

@@ -5,6 +5,7 @@ pub mod collective;
 pub mod goodput;
 pub mod hardware;
 pub mod keys;
+pub mod nccl_tests;
 pub mod report;
 pub mod scenario;
 pub mod schedule;

@@ -169,6 +169,12 @@ pub struct Scenario {
     pub batch_noise: Option<f64>,
     /// Price per GPU-hour.
     pub price: f64,
+    /// Calibration: multiplier on the intra-node bandwidth.
+    pub calib_intra: f64,
+    /// Calibration: multiplier on the network bandwidth.
+    pub calib_net: f64,
+    /// Calibration: multiplier on every latency.
+    pub calib_lat: f64,
 }
 
 /// The default workload: Llama 3 8B, a model people train today. With ZeRO resolved to FSDP when
@@ -223,6 +229,9 @@ impl Default for Scenario {
             samples: None,
             batch_noise: None,
             price: goodput::EXAMPLE_PRICE_PER_GPU_HOUR,
+            calib_intra: 1.0,
+            calib_net: 1.0,
+            calib_lat: 1.0,
         }
     }
 }
@@ -308,6 +317,12 @@ pub struct Setup {
     pub batch_noise: Option<f64>,
     /// Price per GPU-hour.
     pub price: f64,
+    /// Calibration multipliers: intra-node bandwidth, network bandwidth, latency.
+    pub calib_intra: f64,
+    /// See `calib_intra`.
+    pub calib_net: f64,
+    /// See `calib_intra`.
+    pub calib_lat: f64,
 }
 
 impl Setup {
@@ -320,8 +335,9 @@ impl Setup {
             intra: self.intra,
             inter: self.inter,
             nics: self.nics,
-            net_scale: 1.0,
-            intra_scale: 1.0,
+            net_scale: self.calib_net,
+            intra_scale: self.calib_intra,
+            lat_scale: self.calib_lat,
         }
     }
 
@@ -728,6 +744,9 @@ impl Scenario {
             samples: self.samples,
             batch_noise: self.batch_noise,
             price: self.price,
+            calib_intra: self.calib_intra,
+            calib_net: self.calib_net,
+            calib_lat: self.calib_lat,
         };
         // ZeRO's default follows what frameworks do: plain data parallelism while the training
         // state fits, else the least sharding that fits — Megatron's distributed optimizer

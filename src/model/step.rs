@@ -678,7 +678,7 @@ fn comm_verdict(
     let parts = r.comm;
     let exposed = r.breakdown.comm_exposed;
     let intra2 = Cluster {
-        intra_scale: 2.0,
+        intra_scale: c.intra_scale * 2.0,
         ..*c
     };
     if parts.tp >= parts.pp && parts.tp >= exposed - parts.tp - parts.pp {
@@ -692,7 +692,7 @@ fn comm_verdict(
         )
     } else if parts.dp_crosses_nodes {
         let net2 = Cluster {
-            net_scale: 2.0,
+            net_scale: c.net_scale * 2.0,
             ..*c
         };
         Verdict::new(

@@ -1,0 +1,544 @@
+//! Reading an nccl-tests run (`all_reduce_perf`, `all_gather_perf`, `reduce_scatter_perf`,
+//! `alltoall_perf`) and fitting the cluster it was measured on.
+//!
+//! The text tables vary between versions and launchers: a `root` column or none, `redop` or
+//! none, lines prefixed by MPI (`[1,0]<stdout>:`), `N/A` cells, truncated tables. Data lines are
+//! read from their type column onward, whatever comes before; header lines (`#`) give the ranks,
+//! hosts and devices. A line that looks like data but cannot be read is reported by number.
+
+use super::collective::Op;
+
+/// Published runs shipped with the app (sources in `tests/data/nccl-tests/README.md`): name, text
+/// and the scenario of the cluster it was measured on.
+pub const SAMPLES: [(&str, &str, &str); 2] = [
+    (
+        "2 × 8 H100 (GCP A3 Mega)",
+        include_str!("../../tests/data/nccl-tests/all_reduce_2x8_h100_a3mega.txt"),
+        "gpus=16&per_node=8&gpu=h100&intra=nvlink4&inter=roce200&nics=8",
+    ),
+    (
+        "8 × A100 in one node",
+        include_str!("../../tests/data/nccl-tests/all_reduce_8_a100_mlengineering.txt"),
+        "gpus=8&per_node=8&gpu=a100&intra=nvlink3",
+    ),
+];
+
+/// One message size of the run (out-of-place columns).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Row {
+    /// Message size, bytes.
+    pub bytes: f64,
+    /// Time, µs.
+    pub time_us: f64,
+    /// Algorithm bandwidth, GB/s.
+    pub algbw_gbs: f64,
+    /// Bus bandwidth, GB/s.
+    pub busbw_gbs: f64,
+}
+
+/// What a pasted run says.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Run {
+    /// The collective, from the binary name or the header, when it says.
+    pub op: Option<Op>,
+    /// Whether it was `alltoall_perf` (not modelled: shown, not fitted).
+    pub alltoall: bool,
+    /// Rows read.
+    pub rows: Vec<Row>,
+    /// Ranks listed in the header.
+    pub ranks: u32,
+    /// Distinct hosts in the header.
+    pub hosts: Vec<String>,
+    /// Device names in the header.
+    pub devices: Vec<String>,
+    /// Lines that looked like data but could not be read: (line number, why).
+    pub problems: Vec<(usize, String)>,
+}
+
+impl Run {
+    /// GPUs per node the header implies (ranks over hosts), when it lists both.
+    pub fn per_node(&self) -> Option<u32> {
+        let hosts = u32::try_from(self.hosts.len()).ok()?;
+        (hosts > 0 && self.ranks >= hosts && self.ranks % hosts == 0).then(|| self.ranks / hosts)
+    }
+
+    /// The catalog GPU the device name suggests.
+    pub fn gpu_id(&self) -> Option<&'static str> {
+        let d = self.devices.first()?.to_ascii_uppercase();
+        [
+            ("H200", "h200"),
+            ("H100", "h100"),
+            ("H800", "h100"),
+            ("H20", "h100"),
+            ("A100", "a100"),
+            ("A800", "a100"),
+            ("V100", "v100"),
+            ("B200", "b200"),
+            ("GB200", "b200"),
+            ("MI300X", "mi300x"),
+            ("4090", "rtx4090"),
+        ]
+        .into_iter()
+        .find(|(k, _)| d.contains(k))
+        .map(|(_, id)| id)
+    }
+}
+
+const TYPES: [&str; 12] = [
+    "float", "half", "bfloat16", "double", "int8", "uint8", "int32", "uint32", "int64", "uint64",
+    "fp8_e4m3", "fp8_e5m2",
+];
+const REDOPS: [&str; 6] = ["sum", "prod", "max", "min", "avg", "none"];
+
+/// Strips an MPI launcher's prefix (`[1,0]<stdout>:`, `0:`), returning the rest.
+fn strip_prefix(line: &str) -> &str {
+    let t = line.trim_start();
+    if let Some(rest) = t.strip_prefix('[') {
+        if let Some(i) = rest.find("]<") {
+            if let Some(j) = rest[i..].find(">:") {
+                return &rest[i + j + 2..];
+            }
+        }
+    }
+    // `srun --label` style: "12: ..."
+    if let Some((head, rest)) = t.split_once(':') {
+        if !head.is_empty() && head.len() <= 5 && head.chars().all(|c| c.is_ascii_digit()) {
+            return rest;
+        }
+    }
+    t
+}
+
+fn number(s: &str) -> Option<f64> {
+    s.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// A size as printed: digits, perhaps grouped with `_` (a trimmed table).
+fn size(t: &str) -> Option<u64> {
+    let digits: String = t.chars().filter(|c| *c != '_').collect();
+    (!digits.is_empty() && !t.starts_with('_'))
+        .then(|| digits.parse::<u64>().ok())
+        .flatten()
+}
+
+/// Reads one data line: `size count type [redop] [root] time algbw busbw wrong [in-place…]`,
+/// or a trimmed `size time algbw busbw`.
+fn data_line(tokens: &[&str]) -> Result<Row, String> {
+    let size = tokens
+        .first()
+        .and_then(|t| size(t))
+        .ok_or("the size is not a whole number")?;
+    let ty = match tokens.iter().position(|t| TYPES.contains(t)) {
+        Some(i) => i,
+        // A trimmed table: size, then time, algbw, busbw.
+        None if tokens.len() == 4 && tokens[1..].iter().all(|t| number(t).is_some()) => 0,
+        None => return Err("no data type column (float, half, …)".into()),
+    };
+    let mut i = ty + 1;
+    if tokens.get(i).is_some_and(|t| REDOPS.contains(t)) {
+        i += 1;
+    }
+    let rest = &tokens[i..];
+    // A root column is an integer followed by four or eight measurement cells.
+    let rest = match rest.len() {
+        5 | 9 if rest[0].parse::<i64>().is_ok() => &rest[1..],
+        _ => rest,
+    };
+    if rest.len() < 3 {
+        return Err("the table is cut before time, algbw and busbw".into());
+    }
+    let cell = |k: usize, what: &str| {
+        number(rest[k]).ok_or_else(|| format!("{what} '{}' is not a number", rest[k]))
+    };
+    let time_us = cell(0, "time")?;
+    let algbw_gbs = cell(1, "algbw")?;
+    let busbw_gbs = cell(2, "busbw")?;
+    if time_us <= 0.0 {
+        return Err("the time is not positive".into());
+    }
+    Ok(Row {
+        bytes: size as f64,
+        time_us,
+        algbw_gbs,
+        busbw_gbs,
+    })
+}
+
+/// Parses the text output of an nccl-tests binary. Never panics; lines it cannot read are
+/// listed in [`Run::problems`].
+pub fn parse(text: &str) -> Run {
+    let mut run = Run::default();
+    for (n, raw) in text.lines().enumerate() {
+        let line = strip_prefix(raw).trim();
+        if line.is_empty() {
+            continue;
+        }
+        let lower = line.to_ascii_lowercase();
+        for (name, op) in [
+            ("all_reduce", Some(Op::AllReduce)),
+            ("allreduce", Some(Op::AllReduce)),
+            ("all_gather", Some(Op::AllGather)),
+            ("allgather", Some(Op::AllGather)),
+            ("reduce_scatter", Some(Op::ReduceScatter)),
+            ("reducescatter", Some(Op::ReduceScatter)),
+            ("alltoall", None),
+        ] {
+            if run.op.is_none() && !run.alltoall && lower.contains(name) {
+                run.op = op;
+                run.alltoall = op.is_none();
+            }
+        }
+        if let Some(h) = line.strip_prefix('#') {
+            let t: Vec<&str> = h.split_whitespace().collect();
+            // "#  Rank  0 Group  0 Pid 123 on host1 device  0 [0x1b] NVIDIA H100 80GB HBM3"
+            if t.first() == Some(&"Rank") {
+                run.ranks += 1;
+                if let Some(k) = t.iter().position(|w| *w == "on") {
+                    if let Some(host) = t.get(k + 1) {
+                        if !run.hosts.iter().any(|x| x == host) {
+                            run.hosts.push((*host).to_string());
+                        }
+                    }
+                }
+                if let Some(k) = t.iter().position(|w| w.starts_with('[')) {
+                    let name = t[k + 1..].join(" ");
+                    if !name.is_empty() && !run.devices.contains(&name) {
+                        run.devices.push(name);
+                    }
+                }
+            }
+            continue;
+        }
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        // Data lines start with a size; anything else (banners, warnings) is not a table row.
+        if tokens.first().is_some_and(|t| size(t).is_some()) && tokens.len() >= 3 {
+            match data_line(&tokens) {
+                Ok(r) => run.rows.push(r),
+                Err(e) => run.problems.push((n + 1, e)),
+            }
+        }
+    }
+    run
+}
+
+/// A straight line t = α + β·S fitted to a run: α the latency (µs), β the µs per byte.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Fit {
+    /// Latency, µs.
+    pub alpha_us: f64,
+    /// Inverse bandwidth, µs per byte.
+    pub beta_us_per_byte: f64,
+    /// Rows kept after outliers were dropped.
+    pub rows_used: usize,
+}
+
+impl Fit {
+    /// The time the line predicts, µs.
+    pub fn time_us(&self, bytes: f64) -> f64 {
+        self.alpha_us + self.beta_us_per_byte * bytes
+    }
+}
+
+/// Weighted least squares of t = α + β·S with weights 1/t² (each size's relative error counts
+/// the same), refitted once without the points more than 3 median deviations off (robust to a
+/// warm-up outlier or a noisy size). `None` with fewer than two sizes.
+pub fn fit(rows: &[Row]) -> Option<Fit> {
+    let solve = |pts: &[&Row]| -> Option<(f64, f64)> {
+        let (mut sw, mut sx, mut sy, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for r in pts {
+            let w = 1.0 / (r.time_us * r.time_us);
+            sw += w;
+            sx += w * r.bytes;
+            sy += w * r.time_us;
+            sxx += w * r.bytes * r.bytes;
+            sxy += w * r.bytes * r.time_us;
+        }
+        let det = sw * sxx - sx * sx;
+        if pts.len() < 2 || det.abs() < f64::MIN_POSITIVE {
+            return None;
+        }
+        let beta = (sw * sxy - sx * sy) / det;
+        let alpha = (sy - beta * sx) / sw;
+        Some((alpha.max(0.0), beta.max(0.0)))
+    };
+    let all: Vec<&Row> = rows.iter().collect();
+    let (a, b) = solve(&all)?;
+    let rel = |r: &Row| ((a + b * r.bytes) - r.time_us).abs() / r.time_us;
+    let mut devs: Vec<f64> = all.iter().map(|r| rel(r)).collect();
+    devs.sort_by(f64::total_cmp);
+    let median = devs[devs.len() / 2].max(1e-3);
+    let kept: Vec<&Row> = all
+        .iter()
+        .copied()
+        .filter(|r| rel(r) <= 3.0 * median)
+        .collect();
+    let (alpha, beta) = if kept.len() >= 2 && kept.len() < all.len() {
+        solve(&kept)?
+    } else {
+        (a, b)
+    };
+    Some(Fit {
+        alpha_us: alpha,
+        beta_us_per_byte: beta,
+        rows_used: kept.len().max(2).min(all.len()),
+    })
+}
+
+/// A measured run compared with the model, and the calibration that makes them agree.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Calibration {
+    /// Rows read (out-of-place).
+    pub rows: Vec<Row>,
+    /// Ranks in the header (0 when it lists none).
+    pub ranks: u32,
+    /// Which tier bounds the run's bandwidth: `network` across nodes, else `intra`.
+    pub tier: &'static str,
+    /// The measured line.
+    pub fit: Fit,
+    /// The model's line for the same sizes before calibration.
+    pub model_fit: Fit,
+    /// Multiplier on that tier's bandwidth.
+    pub bandwidth_factor: f64,
+    /// Multiplier on latencies.
+    pub latency_factor: f64,
+    /// The scenario string that reproduces the run: the cluster with the fitted keys.
+    pub scenario: String,
+    /// Problems reading the text: (line, why).
+    pub problems: Vec<(usize, String)>,
+}
+
+/// The model's times for the run's sizes on a scenario.
+fn model_rows(sc: &super::scenario::Scenario, op: Op, sizes: &[f64]) -> Result<Vec<Row>, String> {
+    let s = sc.setup().map_err(|e| e.to_string())?;
+    let c = s.cluster();
+    sizes
+        .iter()
+        .map(|&b| {
+            let r = super::collective::cost(&c, op, s.algo, b).map_err(|e| e.to_string())?;
+            Ok(Row {
+                bytes: b,
+                time_us: r.time_s * 1e6,
+                algbw_gbs: r.algbw_gbs,
+                busbw_gbs: r.busbw_gbs,
+            })
+        })
+        .collect()
+}
+
+/// Fits the run's cluster: starting from `base` (the cluster the user says it ran on, with the
+/// ranks and GPUs per node the header gives), scales the bounding tier's bandwidth and the
+/// latencies until the model's α–β line matches the measured one (three fixed-point passes:
+/// protocol choices move with the factors).
+pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibration, String> {
+    if run.alltoall {
+        return Err("alltoall is not modelled: paste all_reduce_perf, all_gather_perf or reduce_scatter_perf".into());
+    }
+    let rows = run.rows.clone();
+    let measured = fit(&rows).ok_or("need at least two message sizes to fit")?;
+    let mut sc = base.clone();
+    if run.ranks > 0 && base.gpus == super::scenario::Scenario::default().gpus {
+        sc.gpus = run.ranks;
+        if let Some(pn) = run.per_node() {
+            sc.per_node = Some(pn);
+        }
+    }
+    sc.op = run.op.unwrap_or(sc.op);
+    sc.calib_intra = 1.0;
+    sc.calib_net = 1.0;
+    sc.calib_lat = 1.0;
+    let setup = sc.setup().map_err(|e| e.to_string())?;
+    let network = setup.nodes() > 1;
+    let sizes: Vec<f64> = rows.iter().map(|r| r.bytes).collect();
+    let model_fit = fit(&model_rows(&sc, sc.op, &sizes)?).ok_or("the model gave no line")?;
+    let (mut bw, mut lat) = (1.0, 1.0);
+    for _ in 0..3 {
+        let f = fit(&model_rows(&sc, sc.op, &sizes)?).ok_or("the model gave no line")?;
+        if f.beta_us_per_byte > 0.0 && measured.beta_us_per_byte > 0.0 {
+            bw *= f.beta_us_per_byte / measured.beta_us_per_byte;
+        }
+        if f.alpha_us > 0.0 && measured.alpha_us > 0.0 {
+            lat *= measured.alpha_us / f.alpha_us;
+        }
+        bw = bw.clamp(0.01, 10.0);
+        lat = lat.clamp(0.01, 100.0);
+        if network {
+            sc.calib_net = bw;
+        } else {
+            sc.calib_intra = bw;
+        }
+        sc.calib_lat = lat;
+    }
+    let round = |x: f64| (x * 1000.0).round() / 1000.0;
+    let key = if network { "calib_net" } else { "calib_intra" };
+    sc.set(key, &round(bw).to_string())
+        .map_err(|e| e.to_string())?;
+    sc.set("calib_lat", &round(lat).to_string())
+        .map_err(|e| e.to_string())?;
+    Ok(Calibration {
+        rows,
+        ranks: run.ranks,
+        tier: if network { "network" } else { "intra" },
+        fit: measured,
+        model_fit,
+        bandwidth_factor: round(bw),
+        latency_factor: round(lat),
+        scenario: sc.to_query(),
+        problems: run.problems.clone(),
+    })
+}
+
+/// Measured against modelled, size by size.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Comparison {
+    /// Message size, bytes.
+    pub bytes: f64,
+    /// Measured time, µs.
+    pub measured_us: f64,
+    /// Modelled time, µs.
+    pub model_us: f64,
+    /// Measured bus bandwidth, GB/s.
+    pub measured_busbw: f64,
+    /// Modelled bus bandwidth, GB/s.
+    pub model_busbw: f64,
+}
+
+/// The run against the model on `sc`, size by size.
+pub fn compare(run: &Run, sc: &super::scenario::Scenario) -> Result<Vec<Comparison>, String> {
+    let op = run.op.unwrap_or(sc.op);
+    let sizes: Vec<f64> = run.rows.iter().map(|r| r.bytes).collect();
+    let model = model_rows(sc, op, &sizes)?;
+    Ok(run
+        .rows
+        .iter()
+        .zip(model)
+        .map(|(m, x)| Comparison {
+            bytes: m.bytes,
+            measured_us: m.time_us,
+            model_us: x.time_us,
+            measured_busbw: m.busbw_gbs,
+            model_busbw: x.busbw_gbs,
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_published_runs() {
+        let run = parse(SAMPLES[0].1);
+        assert_eq!(run.ranks, 16);
+        assert_eq!(run.hosts.len(), 2);
+        assert_eq!(run.per_node(), Some(8));
+        assert_eq!(run.gpu_id(), Some("h100"));
+        assert_eq!(run.rows.len(), 31);
+        assert_eq!(run.rows[30].busbw_gbs, 338.82);
+        assert!(run.problems.is_empty(), "{:?}", run.problems);
+        let trimmed = parse(SAMPLES[1].1);
+        assert_eq!(trimmed.op, Some(Op::AllReduce));
+        assert_eq!(trimmed.rows.len(), 20);
+        assert_eq!(trimmed.rows[15].bytes, 1073741824.0);
+        assert_eq!(trimmed.rows[15].time_us, 8203.9);
+        assert!(trimmed.problems.is_empty(), "{:?}", trimmed.problems);
+    }
+
+    #[test]
+    fn reads_launcher_prefixes_and_missing_columns() {
+        let text = "[1,0]<stdout>:#  Rank  0 Group  0 Pid  1 on node-a device  0 [0x07] NVIDIA H100 80GB HBM3\n\
+                    [1,0]<stdout>:#  Rank  1 Group  0 Pid  2 on node-b device  0 [0x07] NVIDIA H100 80GB HBM3\n\
+                    [1,0]<stdout>:     1048576        262144     float     sum      -1    50.00   20.97   20.97      0    49.00   21.40   21.40      0\n\
+                    [1,0]<stdout>:     2097152        524288     float     sum    90.00   23.30   23.30      0\n\
+                    4194304 1048576 float sum -1 N/A N/A N/A N/A\n\
+                    8388608 2097152 float sum -1 300.0\n";
+        let run = parse(text);
+        assert_eq!(run.ranks, 2);
+        assert_eq!(run.per_node(), Some(1));
+        assert_eq!(run.rows.len(), 2);
+        assert_eq!(run.rows[1].time_us, 90.0);
+        assert_eq!(run.problems.len(), 2, "{:?}", run.problems);
+        assert_eq!(run.problems[0].0, 5);
+    }
+
+    #[test]
+    fn fit_recovers_alpha_and_beta_from_noisy_data() {
+        let (alpha, beta) = (12.0, 1.0 / 180_000.0);
+        let mut seed = 7u64;
+        let rows: Vec<Row> = (3..33)
+            .map(|e| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let noise = 1.0 + ((seed >> 33) as f64 / (1u64 << 31) as f64 - 0.5) * 0.04;
+                let s = f64::from(1u32 << (e % 31)) * if e > 30 { 4.0 } else { 1.0 };
+                let t = (alpha + beta * s) * noise;
+                Row {
+                    bytes: s,
+                    time_us: t,
+                    algbw_gbs: s / t / 1e3,
+                    busbw_gbs: 0.0,
+                }
+            })
+            .collect();
+        let f = fit(&rows).unwrap();
+        assert!((f.alpha_us - alpha).abs() / alpha < 0.02, "{f:?}");
+        assert!((f.beta_us_per_byte - beta).abs() / beta < 0.02, "{f:?}");
+    }
+
+    #[test]
+    fn calibrated_scenario_reproduces_the_plateau() {
+        for (name, text, q) in SAMPLES {
+            let run = parse(text);
+            let base = super::super::scenario::Scenario::parse(q).unwrap();
+            let cal = calibrate(&run, &base).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let sc = super::super::scenario::Scenario::parse(&cal.scenario).unwrap();
+            let cmp = compare(&run, &sc).unwrap();
+            let last = cmp.last().unwrap();
+            let err = (last.model_busbw - last.measured_busbw).abs() / last.measured_busbw;
+            assert!(
+                err < 0.05,
+                "{name}: plateau {} vs {}",
+                last.model_busbw,
+                last.measured_busbw
+            );
+        }
+    }
+
+    #[test]
+    fn no_input_panics() {
+        let mut seed = 1u64;
+        let sample = SAMPLES[1].1;
+        let lines: Vec<&str> = sample.lines().collect();
+        for i in 0..100_000u64 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let text: String = match i % 4 {
+                // Random bytes as text.
+                0 => (0..(seed % 200))
+                    .map(|k| char::from(((seed >> (k % 56)) as u8 % 95) + 32))
+                    .collect(),
+                // A truncated run.
+                1 => sample.chars().take(seed as usize % sample.len()).collect(),
+                // Shuffled lines.
+                2 => {
+                    let mut l = lines.clone();
+                    let n = l.len();
+                    l.swap(seed as usize % n, (seed >> 20) as usize % n);
+                    l.join("\n")
+                }
+                // A line with random cells.
+                _ => format!(
+                    "{} {} float sum -1 {} {} {} 0",
+                    seed % 1_000_000,
+                    seed % 77,
+                    (seed % 1000) as f64 / 7.0,
+                    if seed % 3 == 0 { "N/A" } else { "1e400" },
+                    (seed % 13) as f64 - 6.0
+                ),
+            };
+            let run = parse(&text);
+            let _ = fit(&run.rows);
+        }
+    }
+}
