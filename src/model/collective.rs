@@ -20,6 +20,7 @@
 //! explicit per-GPU transfers and tests check the two agree.
 
 use super::hardware::{Fabric, FabricKind, Gpu, NetKind, Network};
+use super::topology::{Send, Topology};
 use super::ModelError;
 
 /// Which collective.
@@ -182,6 +183,7 @@ impl Protocol {
         let i = self.index();
         match (algo, link) {
             (_, Link::Local) => 0.0,
+            (a, Link::LeafUplink | Link::SpineUplink) => self.hop_latency_us(a, Link::Network),
             (Algo::Nvls, Link::Network) => 18.0,
             (Algo::Nvls, _) => 25.0,
             (Algo::Tree, Link::NvLink | Link::Switch) => [0.6, 1.25, 4.0][i],
@@ -218,6 +220,10 @@ pub enum Link {
     Switch,
     /// Between nodes, over the NICs.
     Network,
+    /// Leaf groups' uplinks to the spine.
+    LeafUplink,
+    /// Pods' uplinks above the spine.
+    SpineUplink,
 }
 
 impl Link {
@@ -228,7 +234,9 @@ impl Link {
             Link::Pcie => "pcie",
             Link::NvLink => "nvlink",
             Link::Switch => "nvswitch",
-            Link::Network => "network",
+            Link::Network => "nic",
+            Link::LeafUplink => "leaf-uplink",
+            Link::SpineUplink => "spine-uplink",
         }
     }
 }
@@ -255,6 +263,8 @@ pub struct Cluster {
     pub intra_scale: f64,
     /// Multiplier on every latency (a calibration from a measured run).
     pub lat_scale: f64,
+    /// The fabric beyond the node's NICs.
+    pub topo: Topology,
 }
 
 impl Cluster {
@@ -315,6 +325,9 @@ pub struct RoundGroup {
     /// passes from one node to the next (NCCL `tuning.cc` charges `nInterSteps` network hops,
     /// the rest intra-node ones).
     pub intra_latency: bool,
+    /// How far, in node rank order, a node's partner is (1 for a ring): decides how much of the
+    /// node traffic crosses leaf and pod uplinks.
+    pub node_distance: u32,
 }
 
 impl RoundGroup {
@@ -328,6 +341,7 @@ impl RoundGroup {
             single_peer: false,
             switch: false,
             intra_latency: false,
+            node_distance: 1,
         }
     }
 }
@@ -341,6 +355,9 @@ pub struct RoundTime {
     pub transfer: f64,
     /// The link that bounds the transfer.
     pub link: Link,
+    /// Per tier (node fabric, NICs, leaf uplinks, pod uplinks): bytes the busiest element
+    /// carries and the time they take on it, seconds.
+    pub tiers: [(f64, f64); 4],
 }
 
 impl RoundTime {
@@ -398,13 +415,29 @@ pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
     } else {
         0.0
     };
+    let (leaf, pod) = if crosses {
+        c.topo.uplinks(
+            c.nodes(),
+            Send {
+                bytes: g.node_bytes,
+                distance: g.node_distance,
+                nics: f64::from(c.nics.max(1)),
+                nic_bw: c.inter.nic_bw() * c.net_scale,
+            },
+        )
+    } else {
+        Default::default()
+    };
     // Reading two operands and writing one at HBM speed (reduction pipelined with the copy).
     let t_reduce = 3.0 * g.reduce_bytes / (c.gpu.mem_bw_gbs * 1e9);
-    let (t, link) = if t_net >= t_intra {
-        (t_net, Link::Network)
-    } else {
-        (t_intra, intra_link)
-    };
+    let (t, link) = [
+        (t_intra, intra_link),
+        (t_net, Link::Network),
+        (leaf.time / f, Link::LeafUplink),
+        (pod.time / f, Link::SpineUplink),
+    ]
+    .into_iter()
+    .fold((0.0, intra_link), |a, b| if b.0 > a.0 { b } else { a });
     let link = if g.gpu_bytes == 0.0 && !crosses {
         Link::Local
     } else {
@@ -414,6 +447,12 @@ pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
         latency: hop * 1e-6,
         transfer: t.max(t_reduce),
         link,
+        tiers: [
+            (g.gpu_bytes, t_intra),
+            (g.node_bytes, t_net),
+            (leaf.bytes, leaf.time / f),
+            (pod.bytes, pod.time / f),
+        ],
     }
 }
 
@@ -465,7 +504,21 @@ pub struct CollectiveCost {
     pub latency_share: f64,
     /// Pipeline slices (tree only; 1 otherwise).
     pub slices: u32,
+    /// Per tier: node fabric, NICs, leaf uplinks, pod uplinks.
+    pub tiers: [TierUse; 4],
 }
+
+/// How one tier of the fabric is used by a collective.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TierUse {
+    /// Bytes its busiest element carries, one direction.
+    pub bytes: f64,
+    /// Share of the collective's time that element is busy, 0…1.
+    pub utilisation: f64,
+}
+
+/// Names of the tiers, in [`CollectiveCost::tiers`] order.
+pub const TIERS: [&str; 4] = ["node-fabric", "nic", "leaf-uplink", "spine-uplink"];
 
 /// The round groups of an algorithm (collected; see [`each_group`]).
 pub fn round_groups(
@@ -549,6 +602,9 @@ pub fn each_group(
             group.reduce_bytes = f64::from(recv) * slice;
             if crossing {
                 group.node_bytes = f64::from(net) * slice;
+                // A binary tree over the nodes links node m to 2m+1 and 2m+2: the deep levels,
+                // which carry most edges, span about half the nodes.
+                group.node_distance = (k / 2).max(1);
             }
             emit(group);
         }
@@ -568,6 +624,7 @@ pub fn each_group(
                         single_peer: false,
                         switch: false,
                         intra_latency: false,
+                        node_distance: 1,
                     });
                 }
             }
@@ -659,6 +716,7 @@ fn rhd_groups(
             single_peer: true,
             switch: false,
             intra_latency: false,
+            node_distance: (dist / g).max(1),
         }
     };
     // A round's time is affine in its bytes within one class (crossing or not, reducing or
@@ -880,7 +938,8 @@ impl DoubleTree {
 struct Totals {
     time: f64,
     latency: f64,
-    by_link: [f64; 5],
+    by_link: [f64; 7],
+    tiers: [(f64, f64); 4],
     rounds: u64,
     slices: u32,
 }
@@ -890,6 +949,10 @@ impl Totals {
         self.time += rt.total() * count;
         self.latency += rt.latency * count;
         self.by_link[link_index(rt.link)] += rt.transfer * count;
+        for (acc, (b, t)) in self.tiers.iter_mut().zip(rt.tiers) {
+            acc.0 += b * count;
+            acc.1 += t * count;
+        }
         self.rounds += rounds;
     }
 }
@@ -949,6 +1012,7 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
         mut time,
         mut latency,
         mut by_link,
+        tiers,
         rounds,
         slices,
     } = t;
@@ -968,6 +1032,8 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
         Link::NvLink,
         Link::Switch,
         Link::Network,
+        Link::LeafUplink,
+        Link::SpineUplink,
     ][by_link
         .iter()
         .enumerate()
@@ -988,6 +1054,10 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
         rounds,
         latency_share: (latency / time).clamp(0.0, 1.0),
         slices: slices.max(1),
+        tiers: tiers.map(|(bytes, busy)| TierUse {
+            bytes,
+            utilisation: (busy / time).clamp(0.0, 1.0),
+        }),
     }
 }
 
@@ -998,6 +1068,8 @@ fn link_index(l: Link) -> usize {
         Link::NvLink => 2,
         Link::Switch => 3,
         Link::Network => 4,
+        Link::LeafUplink => 5,
+        Link::SpineUplink => 6,
     }
 }
 

@@ -9,6 +9,7 @@
 use super::collective::{Algo, Op};
 use super::hardware::{self, Fabric, Gpu, Network, Precision};
 use super::scenario::{Attn, Model, Scaling, Scenario};
+use super::topology::{Attach, Placement, Routing};
 use super::units::{format_bytes, parse_bytes, parse_count, MAX_BYTES};
 use super::workload::{self, Recompute};
 
@@ -244,6 +245,13 @@ named!(
     |n: &&Network| n.id
 );
 named!(Model, Model::choices(), |m: &Model| Model::id(m));
+named!(Attach, Attach::ALL.to_vec(), |a: &Attach| Attach::id(*a));
+named!(Placement, Placement::ALL.to_vec(), |p: &Placement| {
+    Placement::id(*p)
+});
+named!(Routing, Routing::ALL.to_vec(), |r: &Routing| Routing::id(
+    *r
+));
 
 /// A 0/1 switch.
 impl Value for bool {
@@ -303,7 +311,10 @@ field!(
     &'static Gpu,
     &'static Fabric,
     &'static Network,
-    Model
+    Model,
+    Attach,
+    Placement,
+    Routing
 );
 
 /// Byte sizes show in their binary form (`1GiB`), so the size field is a newtype.
@@ -760,6 +771,86 @@ pub const KEYS: &[Key] = &[
         applies: Applies::Step,
         always: false,
         field: |s| &mut s.price,
+    },
+    Key {
+        name: "nic_attach",
+        accepts: Accepts::OneOf(ids::<Attach>),
+        default: "rail",
+        unit: "",
+        doc: "rail-optimised (NIC i of every node on leaf i, DGX SuperPOD) or top-of-rack (a node's NICs on one leaf)",
+        applies: Applies::Both,
+        always: false,
+        field: |s| &mut s.nic_attach,
+    },
+    Key {
+        name: "leaf_nodes",
+        accepts: whole_in(1, 4096),
+        default: "32 with rail (a SuperPOD scalable unit), 4 with tor",
+        unit: "nodes",
+        doc: "nodes under one leaf group",
+        applies: Applies::Both,
+        always: false,
+        field: |s| &mut s.leaf_nodes,
+    },
+    Key {
+        name: "oversub",
+        accepts: Accepts::Number { lo: 1.0, hi: 64.0 },
+        default: "1",
+        unit: ": 1",
+        doc: "leaf → spine oversubscription (1 = non-blocking)",
+        applies: Applies::Both,
+        always: false,
+        field: |s| &mut s.oversub,
+    },
+    Key {
+        name: "pod_gpus",
+        accepts: whole_in(1, MAX_GPUS as u64),
+        default: "none (two tiers)",
+        unit: "GPUs",
+        doc: "GPUs per pod, for a third tier above the spines",
+        applies: Applies::Both,
+        always: false,
+        field: |s| &mut s.pod_gpus,
+    },
+    Key {
+        name: "pod_oversub",
+        accepts: Accepts::Number { lo: 1.0, hi: 64.0 },
+        default: "1",
+        unit: ": 1",
+        doc: "taper between pods (e.g. 7 in a large RoCE cluster)",
+        applies: Applies::Both,
+        always: false,
+        field: |s| &mut s.pod_oversub,
+    },
+    Key {
+        name: "placement",
+        accepts: Accepts::OneOf(ids::<Placement>),
+        default: "packed",
+        unit: "",
+        doc: "the job's nodes contiguous, one per leaf group, or scattered by a busy scheduler (half of each leaf group)",
+        applies: Applies::Both,
+        always: false,
+        field: |s| &mut s.placement,
+    },
+    Key {
+        name: "routing",
+        accepts: Accepts::OneOf(ids::<Routing>),
+        default: "adaptive on InfiniBand, ecmp on Ethernet",
+        unit: "",
+        doc: "static hashing of flows onto uplinks (collisions) or adaptive spreading",
+        applies: Applies::Both,
+        always: false,
+        field: |s| &mut s.routing,
+    },
+    Key {
+        name: "bg_load",
+        accepts: Accepts::Number { lo: 0.0, hi: 0.9 },
+        default: "0",
+        unit: "share",
+        doc: "share of uplink capacity other jobs use",
+        applies: Applies::Both,
+        always: false,
+        field: |s| &mut s.bg_load,
     },
     Key {
         name: "calib_intra",

@@ -11,6 +11,7 @@ pub mod scenario;
 pub mod schedule;
 pub mod step;
 pub mod sweep;
+pub mod topology;
 pub mod units;
 pub mod workload;
 

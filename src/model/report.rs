@@ -42,6 +42,19 @@ pub struct CollectiveReport {
     pub rounds: u64,
     /// Share of the time that is latency, 0…1.
     pub latency_share: f64,
+    /// How each tier of the fabric is used.
+    pub tiers: Vec<TierReport>,
+}
+
+/// One tier of the fabric in a collective.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TierReport {
+    /// `node-fabric`, `nic`, `leaf-uplink`, `spine-uplink`.
+    pub tier: &'static str,
+    /// Bytes the tier's busiest element carries, one direction.
+    pub bytes: f64,
+    /// Share of the collective's time that element is busy.
+    pub utilisation: f64,
 }
 
 impl CollectiveReport {
@@ -64,6 +77,16 @@ impl CollectiveReport {
             bottleneck: r.bottleneck.id(),
             rounds: r.rounds,
             latency_share: r.latency_share,
+            tiers: collective::TIERS
+                .iter()
+                .zip(r.tiers)
+                .filter(|(_, t)| t.bytes > 0.0)
+                .map(|(name, t)| TierReport {
+                    tier: name,
+                    bytes: t.bytes,
+                    utilisation: t.utilisation,
+                })
+                .collect(),
         })
     }
 

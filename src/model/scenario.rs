@@ -12,6 +12,7 @@ use super::goodput;
 use super::hardware::{self, Fabric, Gpu, NetKind, Network, Precision};
 pub use super::keys::MAX_GPUS;
 use super::keys::{self, Bytes, KEYS};
+use super::topology::{self, Attach, Placement, Routing, Topology};
 use super::units::GIB;
 use super::workload::{self, Arch, Recompute, Workload};
 use super::ModelError;
@@ -175,6 +176,22 @@ pub struct Scenario {
     pub calib_net: f64,
     /// Calibration: multiplier on every latency.
     pub calib_lat: f64,
+    /// Where a node's NICs attach.
+    pub nic_attach: Attach,
+    /// Nodes per leaf group.
+    pub leaf_nodes: Option<u32>,
+    /// Leaf → spine oversubscription.
+    pub oversub: f64,
+    /// GPUs per pod (none: no pod tier).
+    pub pod_gpus: Option<u32>,
+    /// Oversubscription above the pods.
+    pub pod_oversub: f64,
+    /// Where the job's nodes sit.
+    pub placement: Placement,
+    /// Routing over the uplinks.
+    pub routing: Option<Routing>,
+    /// Share of uplink capacity other jobs use.
+    pub bg_load: f64,
 }
 
 /// The default workload: Llama 3 8B, a model people train today. With ZeRO resolved to FSDP when
@@ -232,6 +249,14 @@ impl Default for Scenario {
             calib_intra: 1.0,
             calib_net: 1.0,
             calib_lat: 1.0,
+            nic_attach: Attach::Rail,
+            leaf_nodes: None,
+            oversub: 1.0,
+            pod_gpus: None,
+            pod_oversub: 1.0,
+            placement: Placement::Packed,
+            routing: None,
+            bg_load: 0.0,
         }
     }
 }
@@ -323,6 +348,8 @@ pub struct Setup {
     pub calib_net: f64,
     /// See `calib_intra`.
     pub calib_lat: f64,
+    /// The fabric beyond the node.
+    pub topo: Topology,
 }
 
 impl Setup {
@@ -338,6 +365,7 @@ impl Setup {
             net_scale: self.calib_net,
             intra_scale: self.calib_intra,
             lat_scale: self.calib_lat,
+            topo: self.topo,
         }
     }
 
@@ -747,6 +775,25 @@ impl Scenario {
             calib_intra: self.calib_intra,
             calib_net: self.calib_net,
             calib_lat: self.calib_lat,
+            topo: Topology {
+                attach: self.nic_attach,
+                leaf_nodes: self.leaf_nodes.unwrap_or(match self.nic_attach {
+                    Attach::Rail => topology::SUPERPOD_SU_NODES,
+                    Attach::Tor => topology::TOR_NODES,
+                }),
+                oversub: self.oversub,
+                pod_nodes: self.pod_gpus.map(|g| g / pn).unwrap_or(0),
+                pod_oversub: self.pod_oversub,
+                placement: self.placement,
+                // InfiniBand fabrics route adaptively (NVIDIA DGX SuperPOD reference
+                // architecture); Ethernet hashes flows (ECMP) unless told otherwise.
+                routing: self.routing.unwrap_or(if inter.id.starts_with("ib-") {
+                    Routing::Adaptive
+                } else {
+                    Routing::Ecmp
+                }),
+                bg_load: self.bg_load,
+            },
         };
         // ZeRO's default follows what frameworks do: plain data parallelism while the training
         // state fits, else the least sharding that fits — Megatron's distributed optimizer

@@ -566,6 +566,24 @@ pub fn group_of(
         }
     }
     let max = |m: &HashMap<u32, f64>| m.values().copied().fold(0.0, f64::max);
+    // Partner distance in node order, the shorter way round (a ring's last node sends to the
+    // first, one place away).
+    let real = || {
+        ts.iter()
+            .filter(|t| Some(t.src) != switch_rank && Some(t.dst) != switch_rank)
+    };
+    let nodes = real()
+        .map(|t| t.src.max(t.dst) / per_node + 1)
+        .max()
+        .unwrap_or(1);
+    let node_distance = real()
+        .map(|t| {
+            let d = (t.dst / per_node).abs_diff(t.src / per_node);
+            d.min(nodes - d)
+        })
+        .max()
+        .unwrap_or(1)
+        .max(1);
     RoundGroup {
         count: 1,
         gpu_bytes: max(&gpu_out),
@@ -574,5 +592,6 @@ pub fn group_of(
         single_peer,
         switch,
         intra_latency: false,
+        node_distance,
     }
 }
