@@ -20,7 +20,7 @@ test('a lesson walks from prediction to the model\'s answer', async () => {
   await page.locator('[data-testid=lesson-choice]').first().check();
   await page.locator('[data-testid=lesson-reveal]').click();
   const answer = await page.locator('[data-testid=lesson-answer]').textContent();
-  assert.match(answer, /The model says 1\.\d+×/);
+  assert.match(answer, /The model says 0\.\d+×/);
   await page.locator('.lessons').screenshot({ path: path.join(shots, 'lesson-revealed.png') });
   await page.locator('[data-testid=lesson-next]').click();
   await page.waitForFunction(() => location.hash.includes('step=2') && location.hash.includes('inter=ib-ndr'));

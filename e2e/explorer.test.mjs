@@ -36,7 +36,7 @@ test('a shared link opens the same view the CLI computes', async () => {
   assert.ok(Math.abs(shown - expected.step_ms / 1e3) / (expected.step_ms / 1e3) < 0.01, `${shown} vs ${expected.step_ms} ms`);
   assert.equal(await text(page, 'speedup'), `${expected.speedup.toFixed(1)}×`);
   assert.equal(await text(page, 'efficiency'), `${Math.round(100 * expected.efficiency)} %`);
-  assert.match(await text(page, 'bottleneck'), /network|all-reduce/);
+  assert.match(await text(page, 'bottleneck'), /network|all-reduce|gradient sync/);
   assert.equal(await page.locator('[data-testid=gpu]').inputValue(), 'a100');
   assert.equal(await page.locator('[data-testid=inter]').inputValue(), 'tcp100');
   await page.waitForTimeout(300);
