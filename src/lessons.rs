@@ -267,6 +267,16 @@ mod tests {
         assert!((300.0..500.0).contains(&amdahl), "about 400×: {amdahl}");
         let starving = step("starving", 0).0;
         assert!((40.0..60.0).contains(&starving), "about half: {starving}");
+        let placement = step("placement", 0).0;
+        assert!((0.7..0.95).contains(&placement), "slower when scattered: {placement}");
+        let routing = step("routing", 0).0;
+        assert!((1.2..1.5).contains(&routing), "about a third faster: {routing}");
+        let stragglers = step("stragglers", 0).0;
+        assert!((12.0..25.0).contains(&stragglers), "far more than 5 %: {stragglers}");
+        let mttf = step("failures", 0).0;
+        assert!((2.5..4.0).contains(&mttf), "about three hours: {mttf}");
+        let steps = step("batch-limit", 0).0;
+        assert!((0.5..0.7).contains(&steps), "only about 40 % fewer: {steps}");
         assert!(step("memory-wall", 0).0 > 80.0);
         assert!(
             step("memory-wall", 1).0 < 72.0,
