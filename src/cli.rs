@@ -36,8 +36,11 @@ scenario: key=value&key=value, e.g. 'gpus=64&gpu=h100&inter=ib-ndr&model=llama3-
 /// What a run prints and its exit status.
 #[derive(Debug, PartialEq)]
 pub struct Output {
+    /// Exit status: 0, or 2 for a bad command or scenario.
     pub status: i32,
+    /// What goes to standard output.
     pub stdout: String,
+    /// What goes to standard error.
     pub stderr: String,
 }
 

@@ -11,6 +11,7 @@ pub const LESSONS_JSON: &str = include_str!("../content/lessons.json");
 /// The lesson file.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 pub struct LessonFile {
+    /// The lessons, in the order the page lists them.
     pub lessons: Vec<Lesson>,
 }
 
@@ -19,7 +20,9 @@ pub struct LessonFile {
 pub struct Lesson {
     /// Short id for links (`#lesson=<id>`).
     pub id: String,
+    /// Heading.
     pub title: String,
+    /// The steps, in order.
     pub steps: Vec<Step>,
 }
 
@@ -49,27 +52,39 @@ pub enum Reveal {
     /// A metric of one report (`command` is `step` or `collective`) of `query` (default: the
     /// step's own scenario), times `scale`.
     Value {
+        /// `step` or `collective`.
         command: String,
+        /// The report field.
         metric: String,
+        /// The scenario, when not the step's own.
         #[serde(default)]
         query: Option<String>,
+        /// Multiplier (100 for a percentage).
         #[serde(default = "one")]
         scale: f64,
     },
     /// A step metric of `to` divided by the same metric of `from`.
     Ratio {
+        /// The step report field.
         metric: String,
+        /// The scenario of the denominator.
         from: String,
+        /// The scenario of the numerator.
         to: String,
     },
     /// One metric divided by another of the same query (default: the step's scenario), times
     /// `scale`.
     Share {
+        /// `step` or `collective`.
         command: String,
+        /// The numerator's field.
         metric: String,
+        /// The denominator's field.
         of: String,
+        /// The scenario, when not the step's own.
         #[serde(default)]
         query: Option<String>,
+        /// Multiplier (100 for a percentage).
         #[serde(default = "one")]
         scale: f64,
     },
@@ -268,15 +283,27 @@ mod tests {
         let starving = step("starving", 0).0;
         assert!((40.0..60.0).contains(&starving), "about half: {starving}");
         let placement = step("placement", 0).0;
-        assert!((0.7..0.95).contains(&placement), "slower when scattered: {placement}");
+        assert!(
+            (0.7..0.95).contains(&placement),
+            "slower when scattered: {placement}"
+        );
         let routing = step("routing", 0).0;
-        assert!((1.2..1.5).contains(&routing), "about a third faster: {routing}");
+        assert!(
+            (1.2..1.5).contains(&routing),
+            "about a third faster: {routing}"
+        );
         let stragglers = step("stragglers", 0).0;
-        assert!((12.0..25.0).contains(&stragglers), "far more than 5 %: {stragglers}");
+        assert!(
+            (12.0..25.0).contains(&stragglers),
+            "far more than 5 %: {stragglers}"
+        );
         let mttf = step("failures", 0).0;
         assert!((2.5..4.0).contains(&mttf), "about three hours: {mttf}");
         let steps = step("batch-limit", 0).0;
-        assert!((0.5..0.7).contains(&steps), "only about 40 % fewer: {steps}");
+        assert!(
+            (0.5..0.7).contains(&steps),
+            "only about 40 % fewer: {steps}"
+        );
         assert!(step("memory-wall", 0).0 > 80.0);
         assert!(
             step("memory-wall", 1).0 < 72.0,

@@ -26,8 +26,11 @@ use super::ModelError;
 /// Which collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
+    /// Every GPU ends with the sum of all buffers.
     AllReduce,
+    /// Every GPU ends with its share of the sum.
     ReduceScatter,
+    /// Every GPU ends with every GPU's buffer.
     AllGather,
 }
 

@@ -9,10 +9,15 @@
 /// Numeric precision of the training math.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Precision {
+    /// 32-bit floats on CUDA cores.
     Fp32,
+    /// TF32 tensor-core math on 32-bit tensors.
     Tf32,
+    /// 16-bit floats (mixed precision).
     Fp16,
+    /// bfloat16 (mixed precision).
     Bf16,
+    /// 8-bit floats for the GEMMs (Transformer Engine), 16-bit elsewhere.
     Fp8,
 }
 

@@ -22,16 +22,34 @@ pub enum Accepts {
     /// A whole number in `lo..=hi`; `steps` are the values a select offers (empty: a number
     /// field).
     Whole {
+        /// Smallest.
         lo: u64,
+        /// Largest.
         hi: u64,
+        /// Values a select offers.
         steps: &'static [u64],
     },
     /// A real number in `lo..=hi`.
-    Number { lo: f64, hi: f64 },
+    Number {
+        /// Smallest.
+        lo: f64,
+        /// Largest.
+        hi: f64,
+    },
     /// A byte size (`4096`, `64MiB`, `1GB`) in `lo..=hi`.
-    Size { lo: f64, hi: f64 },
+    Size {
+        /// Smallest.
+        lo: f64,
+        /// Largest.
+        hi: f64,
+    },
     /// A count with an optional K, M, B or T suffix (`15T`) in `lo..=hi`.
-    Count { lo: f64, hi: f64 },
+    Count {
+        /// Smallest.
+        lo: f64,
+        /// Largest.
+        hi: f64,
+    },
     /// One of a list of ids.
     OneOf(fn() -> Vec<&'static str>),
 }

@@ -1,9 +1,12 @@
 //! Byte sizes and their human forms (`64MiB`, `1GiB`, `4096`).
 
-/// Bytes in a KiB, MiB, GiB, TiB.
+/// Bytes in a KiB.
 pub const KIB: f64 = 1024.0;
+/// Bytes in a MiB.
 pub const MIB: f64 = KIB * 1024.0;
+/// Bytes in a GiB.
 pub const GIB: f64 = MIB * 1024.0;
+/// Bytes in a TiB.
 pub const TIB: f64 = GIB * 1024.0;
 
 /// Largest message a scenario accepts.

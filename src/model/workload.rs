@@ -7,10 +7,15 @@ use super::hardware::Precision;
 pub enum Arch {
     /// A decoder/encoder transformer.
     Transformer {
+        /// Layers.
         layers: u32,
+        /// Hidden size.
         hidden: u32,
+        /// Attention heads.
         heads: u32,
+        /// Sequence length, tokens.
         seq: u32,
+        /// Vocabulary size.
         vocab: u32,
     },
     /// Any model given by parameters and training FLOPs per sample (e.g. a CNN).
@@ -26,6 +31,7 @@ pub enum Arch {
 /// Large Transformer Models").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Recompute {
+    /// Nothing is recomputed.
     None,
     /// Recompute only the attention core (softmax, dropout): cheap, saves the s² terms.
     Selective,
