@@ -474,7 +474,7 @@ fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
 }
 
 /// One tick of the pipelined double tree: its busiest stage's transfer, and the tree's latency
-/// per tick ([`tree_tick_latency_us`]). The cost and the explicit schedule both use it.
+/// per tick (`tree_tick_latency_us`). The cost and the explicit schedule both use it.
 pub fn tree_tick(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
     RoundTime {
         latency: tree_tick_latency_us(c, p) * 1e-6,

@@ -8,7 +8,7 @@
 //! - **Failures**: the job fails when any GPU does (a series system; Kokolis et al., "Revisiting
 //!   Reliability in Large-Scale ML Research Clusters", HPCA 2025): MTTF = 1 / (N · rate).
 //!   Checkpoints every τ cost their write time δ; a failure loses half an interval on average
-//!   plus the restart R: ETTR = (1 − (R + τ/2)/MTTF) / (1 + δ/τ) (the same paper's E[ETTR]).
+//!   plus the restart R: ETTR = (1 − (R + τ/2)/MTTF) / (1 + δ/τ) (the same paper's expected ETTR).
 //!   τ defaults to the interval that maximises it, √(δ² + 2·δ·(MTTF − R)) − δ (Daly 2006's
 //!   first-order optimum; Young 1974's √(2·δ·MTTF) when δ and R are small).
 //! - **The batch-size limit**: beyond the critical batch B_noise a larger batch no longer cuts

@@ -499,7 +499,7 @@ impl Workload {
     }
 
     /// Memory-bound bytes one sample moves through HBM in a training step on one GPU, for the
-    /// layers it owns: [`TRAFFIC_PASSES`] passes over the layer activations, one more with full
+    /// layers it owns: `TRAFFIC_PASSES` passes over the layer activations, one more with full
     /// recomputation. Eager attention moves its score matrix whether or not it is kept (a
     /// recomputation writes it again). Generic models fold this into their kernel efficiency.
     pub fn traffic_bytes_per_sample(&self, a: &Activations, layer_share: f64) -> f64 {

@@ -4,7 +4,7 @@
 //     has run), for GPU slider moves and for network changes separately,
 //   - frame-to-frame gaps while dragging (rAF deltas),
 //   - long tasks (> 50 ms) observed while dragging.
-// Run: node bench/explorer.mjs   (after ./scripts/test or trunk build --release)
+// Run: node browser-bench/explorer.mjs   (after ./scripts/test or trunk build --release)
 import { start, openPage } from '../e2e/harness.mjs';
 
 const pct = (xs, p) => {

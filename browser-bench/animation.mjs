@@ -1,7 +1,7 @@
 // Animation speed benchmark (not a test): plays the all-reduce of 1,024 GPUs (aggregate view)
 // and of 16 GPUs (every chunk drawn) in headless Chromium for a few seconds each and reports
 // frames per second and the frame script time (the app's own measurement, window.__gslPerf).
-// Run: node bench/animation.mjs   (after ./scripts/test or trunk build --release)
+// Run: node browser-bench/animation.mjs   (after ./scripts/test or trunk build --release)
 import { start, openPage } from '../e2e/harness.mjs';
 
 const pct = (xs, p) => {
