@@ -20,7 +20,7 @@
 //! explicit per-GPU transfers and tests check the two agree.
 
 use super::hardware::{Fabric, FabricKind, Gpu, NetKind, Network};
-use super::topology::{Send, Topology};
+use super::topology::{Send, TierLoad, Topology};
 use super::ModelError;
 
 /// Which collective.
@@ -370,8 +370,36 @@ impl RoundTime {
     }
 }
 
+/// What a round group sends across the leaf and pod uplinks (independent of the protocol, so
+/// computed once per group).
+pub fn uplinks(c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
+    if g.node_bytes > 0.0 {
+        c.topo.uplinks(
+            c.nodes(),
+            Send {
+                bytes: g.node_bytes,
+                distance: g.node_distance,
+                nics: f64::from(c.nics.max(1)),
+                nic_bw: c.inter.nic_bw() * c.net_scale,
+            },
+        )
+    } else {
+        Default::default()
+    }
+}
+
 /// Time of one round under a protocol, and which link bound it.
 pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
+    round_time_with(c, p, g, uplinks(c, g))
+}
+
+/// [`round_time`] with the group's uplink loads already known.
+fn round_time_with(
+    c: &Cluster,
+    p: Protocol,
+    g: &RoundGroup,
+    (leaf, pod): (TierLoad, TierLoad),
+) -> RoundTime {
     let f = p.bw_factor();
     let crosses = g.node_bytes > 0.0;
     let intra_link = if g.switch {
@@ -417,19 +445,6 @@ pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
         g.node_bytes / (c.node_net_bw() * f)
     } else {
         0.0
-    };
-    let (leaf, pod) = if crosses {
-        c.topo.uplinks(
-            c.nodes(),
-            Send {
-                bytes: g.node_bytes,
-                distance: g.node_distance,
-                nics: f64::from(c.nics.max(1)),
-                nic_bw: c.inter.nic_bw() * c.net_scale,
-            },
-        )
-    } else {
-        Default::default()
     };
     // Reading two operands and writing one at HBM speed (reduction pipelined with the copy).
     let t_reduce = 3.0 * g.reduce_bytes / (c.gpu.mem_bw_gbs * 1e9);
@@ -979,9 +994,13 @@ fn costs(
     let mut totals = [Totals::default(); 3];
     let tree_depth2 = f64::from(2 * DoubleTree::new(c.gpus, c.per_node).height());
     each_group(c, op, algo, bytes, 1, &mut |g| {
+        let up = uplinks(c, &g);
         for (t, p) in totals.iter_mut().zip(protos) {
             if algo == Algo::Tree {
-                let rt = tree_tick(c, *p, &g);
+                let rt = RoundTime {
+                    latency: tree_tick_latency_us(c, *p) * 1e-6,
+                    ..round_time_with(c, *p, &g, up)
+                };
                 let (h, x) = (rt.latency, rt.transfer);
                 let ticks = |slices: u32| tree_depth2 + f64::from(slices) - 1.0;
                 let time = |slices: u32| ticks(slices) * (h + x / f64::from(slices));
@@ -996,7 +1015,7 @@ fn costs(
                 t.slices = slices;
                 t.add(&tick, ticks(slices), ticks(slices) as u64);
             } else {
-                let rt = round_time(c, *p, &g);
+                let rt = round_time_with(c, *p, &g, up);
                 t.slices = 1;
                 t.add(&rt, g.count as f64, g.count);
             }
