@@ -123,6 +123,22 @@ pub fn expected_max_load(flows: f64, bins: f64) -> f64 {
     if bins <= 1.0 {
         return flows;
     }
+    // The rounds of one collective ask the same question again and again: remember the last
+    // answer (a sweep evaluates thousands of collectives).
+    thread_local! {
+        static LAST: std::cell::Cell<(f64, f64, f64)> = const { std::cell::Cell::new((0.0, 0.0, 0.0)) };
+    }
+    let (f, b, e) = LAST.with(|c| c.get());
+    if f == flows && b == bins {
+        return e;
+    }
+    let e = max_load_sum(flows, bins);
+    LAST.with(|c| c.set((flows, bins, e)));
+    e
+}
+
+/// The sum behind [`expected_max_load`].
+fn max_load_sum(flows: f64, bins: f64) -> f64 {
     let lambda = flows / bins;
     let mut cdf = 0.0; // P(load ≤ j − 1)
     let mut pmf = (-lambda).exp(); // P(load = 0)
