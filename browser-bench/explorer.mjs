@@ -53,6 +53,33 @@ for (let round = 0; round < 6; round++) {
     network.push(r.total);
   }
 }
+// What the user feels: main-thread time of a change including style, layout and paint (Chrome's
+// Performance metrics), over the frames that follow each change, minus an idle baseline of as
+// many frames.
+const cdp = await context.newCDPSession(page);
+await cdp.send('Performance.enable');
+const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+const frames2 = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+const keys = ['TaskDuration', 'ScriptDuration', 'LayoutDuration', 'RecalcStyleDuration'];
+const delta = (a, b) => Object.fromEntries(keys.map((k) => [k, (b[k] - a[k]) * 1000]));
+const n = 40;
+let m0 = await metrics();
+for (let i = 0; i < n; i++) await frames2();
+const idle = delta(m0, await metrics());
+m0 = await metrics();
+for (let i = 0; i < n; i++) {
+  const e = i % 17;
+  await page.evaluate((e) => {
+    const el = document.querySelector('[data-testid=gpus-slider]');
+    el.value = String(e);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, e);
+  await frames2();
+}
+const busy = delta(m0, await metrics());
+const per = (k) => ((busy[k] - idle[k]) / n).toFixed(2);
+console.log(`control change as felt (main thread, minus idle frames): task ${per('TaskDuration')} ms = script ${per('ScriptDuration')} + layout ${per('LayoutDuration')} + style ${per('RecalcStyleDuration')} + the rest (paint, GC) per GPU-slider change (n=${n})`);
+
 const perf = await page.evaluate(() => window.__gslPerf);
 for (const [k, v] of Object.entries(perf)) console.log(`  ${k.padEnd(18)} ${fmt(v.slice(1))}`);
 const frames = await page.evaluate(() => window.__frames.slice(5));
