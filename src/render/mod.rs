@@ -7,3 +7,4 @@ pub mod figure;
 pub mod playable;
 pub mod series;
 pub mod timeline;
+pub mod topology;
