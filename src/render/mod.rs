@@ -4,7 +4,9 @@
 pub mod anim;
 pub mod charts;
 pub mod figure;
+pub mod measured;
 pub mod playable;
+pub mod plot;
 pub mod series;
 pub mod timeline;
-pub mod topology;
+pub mod validation;
