@@ -9,4 +9,5 @@ pub mod playable;
 pub mod plot;
 pub mod series;
 pub mod timeline;
+pub mod topology;
 pub mod validation;
