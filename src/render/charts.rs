@@ -3,11 +3,13 @@
 //! zoom) so fonts, margins and strokes stay crisp and readable.
 
 use super::figure::Figure;
-use super::series::{parts, Point, ScalingData, PARTS};
+use super::series::{group, Point, ScalingData};
+use super::train::{money, RunData, TimeShares, RUN_PARTS};
 use crate::model::hardware::Network;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Colour-blind-safe palette (Okabe & Ito 2008): black, orange, sky blue, bluish green,
 /// vermillion, blue, reddish purple, yellow.
@@ -99,15 +101,16 @@ fn axis_labels(x: &f64) -> String {
     }
 }
 
-/// Shades the counts where the model does not fit in memory.
+/// Shades the counts where the model does not fit in memory (`ranges` of counts, from
+/// [`ScalingData::out_of_memory_ranges`]).
 fn shade_oom<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
     chart: &mut ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, Y>>,
-    d: &ScalingData,
+    ranges: &[(u32, u32)],
     y: (f64, f64),
     st: &Style,
 ) -> DrawResult<()> {
     let colour = PALETTE[4].mix(if st.dark { 0.30 } else { 0.15 });
-    for (a, b) in d.out_of_memory_ranges() {
+    for &(a, b) in ranges {
         let lo = f64::from(a) / 1.41;
         let hi = (f64::from(b) * 1.41).min(MAX_X);
         chart
@@ -191,6 +194,7 @@ pub fn draw<DB: DrawingBackend>(
         Figure::Efficiency(d) => draw_efficiency(root, d, st),
         Figure::Breakdown(d) => draw_breakdown(root, d, st),
         Figure::Compare(cs) => draw_compare(root, cs, st),
+        Figure::TimeToTrain(d) => draw_time_to_train(root, d, st),
     }
 }
 
@@ -202,7 +206,7 @@ pub fn draw_speedup<DB: DrawingBackend>(
     st: &Style,
 ) -> DrawResult<PlotArea> {
     let mut chart = speedup_frame(root, st)?;
-    shade_oom(&mut chart, d, (1.0, MAX_X), st)?;
+    shade_oom(&mut chart, &d.out_of_memory_ranges(), (1.0, MAX_X), st)?;
     let w = st.px(2.0);
     let ideal = PALETTE[2];
     chart
@@ -295,7 +299,7 @@ pub fn draw_efficiency<DB: DrawingBackend>(
     st: &Style,
 ) -> DrawResult<PlotArea> {
     let mut chart = frame(root, st, 0f64..1.05, "efficiency", &percent)?;
-    shade_oom(&mut chart, d, (0.0, 1.05), st)?;
+    shade_oom(&mut chart, &d.out_of_memory_ranges(), (0.0, 1.05), st)?;
     let ink = st.ink();
     let pts: Vec<(f64, f64)> = d
         .points
@@ -327,29 +331,44 @@ pub fn draw_efficiency<DB: DrawingBackend>(
     Ok(area(&chart))
 }
 
-/// Fill colours of the breakdown parts, in [`PARTS`] order; each also gets a hatch-free legend
-/// with its name, so meaning never rests on colour alone.
+/// Fill colours of the breakdown parts, in [`super::series::PARTS`] order; each also gets a
+/// hatch-free legend with its name, so meaning never rests on colour alone.
 pub const PART_COLOURS: [RGBColor; 5] =
     [PALETTE[5], PALETTE[4], PALETTE[1], PALETTE[6], PALETTE[2]];
 
-/// Share of the step by part (stacked, 0–100 %) against GPU count.
+/// Fill colours of a run's parts, in [`RUN_PARTS`] order: the step's, then stragglers (bluish
+/// green), checkpoints (yellow), lost work and restarts (two greys).
+pub const RUN_PART_COLOURS: [RGBColor; 9] = [
+    PART_COLOURS[0],
+    PART_COLOURS[1],
+    PART_COLOURS[2],
+    PART_COLOURS[3],
+    PART_COLOURS[4],
+    PALETTE[3],
+    PALETTE[7],
+    RGBColor(150, 150, 150),
+    RGBColor(95, 95, 95),
+];
+
+/// Share of the elapsed time by part (stacked, 0–100 %) against GPU count: the step's parts,
+/// stragglers, and the time failures and checkpoints take.
 pub fn draw_breakdown<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    d: &ScalingData,
+    d: &TimeShares,
     st: &Style,
 ) -> DrawResult<PlotArea> {
     let fg = st.fg();
-    let mut chart = frame(root, st, 0f64..1.0, "share of step", &percent)?;
-    let shares: Vec<(f64, [f64; 5])> = d
+    let mut chart = frame(root, st, 0f64..1.0, "share of time", &percent)?;
+    let shares: Vec<(f64, [f64; 9])> = d
         .points
         .iter()
-        .map(|p: &Point| {
-            let t = p.breakdown.total().max(1e-12);
-            (f64::from(p.gpus), parts(&p.breakdown).map(|v| v / t))
+        .map(|p| {
+            let t = p.total().max(1e-12);
+            (f64::from(p.gpus), p.parts.map(|v| v / t))
         })
         .collect();
     // Draw from the top of the stack down so each band's area covers the ones above it.
-    for i in (0..PARTS.len()).rev() {
+    for i in (0..RUN_PARTS.len()).rev() {
         let top: Vec<(f64, f64)> = shares
             .iter()
             .map(|(x, s)| (*x, s[..=i].iter().sum::<f64>().min(1.0)))
@@ -357,14 +376,14 @@ pub fn draw_breakdown<DB: DrawingBackend>(
         if shares.iter().all(|(_, s)| s[i] < 1e-4) {
             continue;
         }
-        let colour = PART_COLOURS[i];
+        let colour = RUN_PART_COLOURS[i];
         chart
             .draw_series(
                 AreaSeries::new(top, 0.0, colour.mix(0.85))
                     .border_style(fg.stroke_width(st.px(1.0))),
             )
             .map_err(err)?
-            .label(PARTS[i])
+            .label(RUN_PARTS[i])
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
     }
     legend(&mut chart, st, SeriesLabelPosition::LowerLeft)?;
@@ -418,6 +437,261 @@ pub fn draw_compare<DB: DrawingBackend>(
         .map_err(err)?;
     }
     legend(&mut chart, st, SeriesLabelPosition::UpperLeft)?;
+    Ok(area(&chart))
+}
+
+/// Days on the time-to-train axis: "0.01", "1", "100".
+fn days_label(v: &f64) -> String {
+    if *v >= 1.0 {
+        format!("{}", v.round())
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// A legend entry's sample.
+#[derive(Clone, Copy, Debug)]
+enum Glyph {
+    /// A line, dashed or solid.
+    Line(RGBColor, bool),
+    /// A shaded band.
+    Band(RGBAColor),
+    /// A filled triangle marker.
+    Triangle(RGBColor),
+    /// A square outline marker.
+    Square(RGBColor),
+    /// A ring marker.
+    Ring(RGBColor),
+}
+
+/// Draws the legend in rows above the plot, so it never covers a curve on a narrow canvas, and
+/// returns the area left for the chart. Text widths are estimated (0.56 em a character) rather
+/// than measured: plotters-canvas measures by adding a DOM element.
+fn legend_strip<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    entries: &[(String, Glyph)],
+    st: &Style,
+) -> DrawResult<DrawingArea<DB, Shift>> {
+    root.fill(&st.bg()).map_err(err)?;
+    let (w, _) = root.dim_in_pixel();
+    let font = st.font(12.0);
+    let row_h = (font * 1.6).round() as i32;
+    let sample = st.px(22.0) as i32;
+    let gap = st.px(16.0) as i32;
+    let pad = st.px(10.0) as i32;
+    let right = w as i32 - pad;
+    // Flow the entries into rows.
+    let mut at: Vec<(i32, i32)> = Vec::new();
+    let (mut x, mut row) = (pad, 0);
+    for (label, _) in entries {
+        let width =
+            sample + st.px(5.0) as i32 + (label.chars().count() as f64 * font * 0.56) as i32;
+        if x > pad && x + width > right {
+            x = pad;
+            row += 1;
+        }
+        at.push((x, row));
+        x += width + gap;
+    }
+    let rows = if entries.is_empty() { 0 } else { row + 1 };
+    let (strip, rest) = root.split_vertically(rows * row_h + pad);
+    let style = ("sans-serif", font)
+        .into_font()
+        .color(&st.fg())
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    let lw = st.px(2.0);
+    for ((label, glyph), (x, row)) in entries.iter().zip(at) {
+        let y = pad + row * row_h + row_h / 2;
+        let mid = (x + sample / 2, y);
+        let r = st.px(5.0) as i32;
+        match *glyph {
+            Glyph::Line(c, false) => strip
+                .draw(&PathElement::new(
+                    [(x, y), (x + sample, y)],
+                    c.stroke_width(st.px(3.0)),
+                ))
+                .map_err(err)?,
+            Glyph::Line(c, true) => {
+                for k in 0..3 {
+                    let a = x + k * sample * 2 / 5;
+                    strip
+                        .draw(&PathElement::new(
+                            [(a, y), (a + sample / 5, y)],
+                            c.stroke_width(lw),
+                        ))
+                        .map_err(err)?;
+                }
+            }
+            Glyph::Band(c) => strip
+                .draw(&Rectangle::new(
+                    [(x, y - r), (x + sample, y + r)],
+                    c.filled(),
+                ))
+                .map_err(err)?,
+            Glyph::Triangle(c) => strip
+                .draw(&TriangleMarker::new(mid, r + 1, c.filled()))
+                .map_err(err)?,
+            Glyph::Square(c) => strip
+                .draw(&Rectangle::new(
+                    [(mid.0 - r, y - r), (mid.0 + r, y + r)],
+                    c.stroke_width(lw),
+                ))
+                .map_err(err)?,
+            Glyph::Ring(c) => strip
+                .draw(&Circle::new(mid, r, c.stroke_width(lw)))
+                .map_err(err)?,
+        }
+        strip
+            .draw(&Text::new(
+                label.clone(),
+                (x + sample + st.px(5.0) as i32, y),
+                style.clone(),
+            ))
+            .map_err(err)?;
+    }
+    Ok(rest)
+}
+
+/// Days to train the data budget against GPU count (log–log): ideal, the step time alone, and
+/// the run with stragglers, failures and the critical batch; the fastest and the cheapest
+/// counts marked. The legend sits above the plot.
+pub fn draw_time_to_train<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    d: &RunData,
+    st: &Style,
+) -> DrawResult<PlotArea> {
+    let xy = |f: &dyn Fn(usize) -> f64| -> Vec<(f64, f64)> {
+        (0..d.points.len())
+            .map(|i| (f64::from(d.points[i].gpus), f(i)))
+            .filter(|(_, y)| y.is_finite() && *y > 0.0)
+            .collect()
+    };
+    let ideal = xy(&|i| d.ideal_days(i));
+    let step_only = xy(&|i| d.points[i].step_only_days);
+    let run = xy(&|i| d.points[i].days);
+    let all = ideal.iter().chain(&step_only).chain(&run).map(|p| p.1);
+    let (lo, hi) = all.fold((f64::INFINITY, 0f64), |(a, b), y| (a.min(y), b.max(y)));
+    let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+        (
+            10f64.powf((lo / 1.5).log10().floor()),
+            10f64.powf((hi * 1.5).log10().ceil()),
+        )
+    } else {
+        (0.01, 100.0)
+    };
+    let (c_ideal, c_step, ink) = (PALETTE[2], PALETTE[5], st.ink());
+    let (c_fast, c_cheap, c_chosen) = (PALETTE[3], PALETTE[1], PALETTE[4]);
+    let fastest = d.fastest().map(|i| &d.points[i]);
+    let cheapest = d.cheapest().map(|i| &d.points[i]);
+    let oom = super::series::unfit_ranges(d.points.iter().map(|p| (p.gpus, p.fits)));
+    let shade = PALETTE[4].mix(if st.dark { 0.30 } else { 0.15 });
+    let mut entries: Vec<(String, Glyph)> = Vec::new();
+    if !oom.is_empty() {
+        entries.push(("does not fit in memory".into(), Glyph::Band(shade)));
+    }
+    entries.push(("ideal".into(), Glyph::Line(c_ideal, true)));
+    entries.push(("step time alone".into(), Glyph::Line(c_step, true)));
+    entries.push((
+        "with stragglers, failures, batch limit".into(),
+        Glyph::Line(ink, false),
+    ));
+    if let Some(p) = fastest {
+        entries.push((
+            format!("fastest: {} GPUs", group(p.gpus)),
+            Glyph::Triangle(c_fast),
+        ));
+    }
+    if let Some(p) = cheapest {
+        entries.push((
+            format!("cheapest: {} GPUs, {}", group(p.gpus), money(p.cost)),
+            Glyph::Square(c_cheap),
+        ));
+    }
+    if let Some(p) = d.chosen_point() {
+        entries.push((
+            format!("chosen: {} GPUs", group(p.gpus)),
+            Glyph::Ring(c_chosen),
+        ));
+    }
+    let plot = legend_strip(root, &entries, st)?;
+    let mut chart = frame(
+        &plot,
+        st,
+        (lo..hi).log_scale(),
+        "days to train",
+        &days_label,
+    )?;
+    shade_oom(&mut chart, &oom, (lo, hi), st)?;
+    let w = st.px(2.0);
+    chart
+        .draw_series(DashedLineSeries::new(
+            ideal,
+            st.px(6.0),
+            st.px(4.0),
+            c_ideal.stroke_width(w),
+        ))
+        .map_err(err)?;
+    chart
+        .draw_series(DashedLineSeries::new(
+            step_only,
+            st.px(2.0),
+            st.px(3.0),
+            c_step.stroke_width(w),
+        ))
+        .map_err(err)?;
+    chart
+        .draw_series(LineSeries::new(run.clone(), ink.stroke_width(st.px(3.0))))
+        .map_err(err)?;
+    chart
+        .draw_series(
+            run.iter()
+                .map(|(x, y)| Circle::new((*x, *y), st.px(2.5), ink.filled())),
+        )
+        .map_err(err)?;
+    // A thin guide from the axis up to each marked count, so the count reads off the x axis.
+    let guide = |x: f64, c: RGBColor| {
+        DashedLineSeries::new(
+            [(x, lo), (x, hi)],
+            st.px(3.0),
+            st.px(3.0),
+            c.mix(0.7).stroke_width(st.px(1.0)),
+        )
+    };
+    let size = st.px(7.0) as i32;
+    if let Some(p) = fastest {
+        let at = (f64::from(p.gpus), p.days);
+        chart.draw_series(guide(at.0, c_fast)).map_err(err)?;
+        chart
+            .draw_series(std::iter::once(TriangleMarker::new(
+                at,
+                size,
+                c_fast.filled(),
+            )))
+            .map_err(err)?;
+    }
+    if let Some(p) = cheapest {
+        let at = (f64::from(p.gpus), p.days);
+        chart.draw_series(guide(at.0, c_cheap)).map_err(err)?;
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at(at)
+                    + Rectangle::new(
+                        [(-size, -size), (size, size)],
+                        c_cheap.stroke_width(st.px(3.0)),
+                    ),
+            ))
+            .map_err(err)?;
+    }
+    if let Some(p) = d.chosen_point() {
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                (f64::from(p.gpus), p.days),
+                st.px(5.0),
+                c_chosen.stroke_width(st.px(2.0)),
+            )))
+            .map_err(err)?;
+    }
     Ok(area(&chart))
 }
 
@@ -536,7 +810,8 @@ mod tests {
         assert!(texts(Figure::Efficiency(&d))
             .iter()
             .any(|t| t == "efficiency"));
-        assert!(texts(Figure::Breakdown(&d))
+        let run = crate::render::train::run_data(&sc, &crate::model::sweep::curve(&sc));
+        assert!(texts(Figure::Breakdown(&TimeShares::new(&run)))
             .iter()
             .any(|t| t == "data wait"));
         let nets: Vec<&'static hardware::Network> =
@@ -548,10 +823,47 @@ mod tests {
     }
 
     #[test]
+    fn the_time_to_train_chart_draws_its_curves_and_marks_the_fastest_and_cheapest_counts() {
+        let sc =
+            Scenario::parse("gpus=512&gpu=h100&inter=ib-ndr&model=llama3-8b&jitter=0.05").unwrap();
+        let run = crate::render::train::run_data(&sc, &crate::model::sweep::curve(&sc));
+        let (rec, area) = record(|root| draw(root, Figure::TimeToTrain(&run), &style()));
+        let fastest = &run.points[run.fastest().unwrap()];
+        let cheapest = &run.points[run.cheapest().unwrap()];
+        for label in [
+            "ideal",
+            "step time alone",
+            "with stragglers, failures, batch limit",
+            "days to train",
+            "chosen: 512 GPUs",
+        ] {
+            assert!(
+                rec.texts.iter().any(|t| t == label),
+                "{label}: {:?}",
+                rec.texts
+            );
+        }
+        let fast = format!("fastest: {} GPUs", group(fastest.gpus));
+        assert!(rec.texts.contains(&fast), "{:?}", rec.texts);
+        assert!(rec
+            .texts
+            .iter()
+            .any(|t| t.starts_with(&format!("cheapest: {} GPUs, $", group(cheapest.gpus)))));
+        assert!(rec.lines > 30, "{}", rec.lines);
+        assert!(area.x.0 < area.x.1);
+        // The same hover mapping as the other charts (GPUs on the same log axis).
+        assert!((area.gpus_at(f64::from(area.x.1), MAX_X) - MAX_X).abs() < 1e-6);
+    }
+
+    #[test]
     fn breakdown_and_compare_charts_name_every_series() {
         let sc = Scenario::parse("gpus=64&gpu=h100&model=resnet50").unwrap();
         let d = scaling_data(&sc);
-        let (rec, _) = record(|root| draw_breakdown(root, &d, &style()));
+        let shares = TimeShares::new(&crate::render::train::run_data(
+            &sc,
+            &crate::model::sweep::curve(&sc),
+        ));
+        let (rec, _) = record(|root| draw_breakdown(root, &shares, &style()));
         assert!(rec.texts.iter().any(|t| t == "compute"));
         assert!(
             rec.texts.iter().any(|t| t == "data wait"),

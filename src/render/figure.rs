@@ -2,7 +2,8 @@
 //! accessible name), the readout at a hovered or focused point, and the data table with its CSV.
 //! The UI picks the figure and shows the strings; everything a reader sees is decided here.
 
-use super::series::{group, parts, Point, ScalingData, PARTS};
+use super::series::{group, Point, ScalingData};
+use super::train::{RunData, TimeShares};
 use crate::model::hardware::Network;
 use crate::model::sweep::amdahl;
 
@@ -16,10 +17,13 @@ pub enum Figure<'a> {
     Speedup(&'a ScalingData),
     /// Efficiency against GPUs.
     Efficiency(&'a ScalingData),
-    /// Where the step's time goes, against GPUs.
-    Breakdown(&'a ScalingData),
+    /// Where a run's elapsed time goes (the step's parts, stragglers, failures), against GPUs.
+    Breakdown(&'a TimeShares),
     /// The same job's speedup over other inter-node networks.
     Compare(&'a [NetworkCurve]),
+    /// Days to train the data budget against GPUs: ideal, the step time alone, and with
+    /// stragglers, failures and the critical batch.
+    TimeToTrain(&'a RunData),
 }
 
 /// A data table: column names and rows of cells, as text.
@@ -54,7 +58,9 @@ impl Figure<'_> {
     pub fn len(&self) -> usize {
         match self {
             Figure::Compare(cs) => cs.first().map_or(0, |(_, p)| p.len()),
-            Figure::Speedup(d) | Figure::Efficiency(d) | Figure::Breakdown(d) => d.points.len(),
+            Figure::Speedup(d) | Figure::Efficiency(d) => d.points.len(),
+            Figure::Breakdown(d) => d.points.len(),
+            Figure::TimeToTrain(d) => d.points.len(),
         }
     }
 
@@ -67,9 +73,9 @@ impl Figure<'_> {
     pub fn gpus(&self, i: usize) -> Option<u32> {
         match self {
             Figure::Compare(cs) => cs.first().and_then(|(_, p)| p.get(i)).map(|p| p.gpus),
-            Figure::Speedup(d) | Figure::Efficiency(d) | Figure::Breakdown(d) => {
-                d.points.get(i).map(|p| p.gpus)
-            }
+            Figure::Speedup(d) | Figure::Efficiency(d) => d.points.get(i).map(|p| p.gpus),
+            Figure::Breakdown(d) => d.points.get(i).map(|p| p.gpus),
+            Figure::TimeToTrain(d) => d.points.get(i).map(|p| p.gpus),
         }
     }
 
@@ -100,8 +106,9 @@ impl Figure<'_> {
         match self {
             Figure::Speedup(d) => d.speedup_takeaway(),
             Figure::Efficiency(d) => d.efficiency_takeaway(),
-            Figure::Breakdown(d) => d.breakdown_takeaway(),
+            Figure::Breakdown(d) => d.takeaway(),
             Figure::Compare(cs) => compare_takeaway(cs),
+            Figure::TimeToTrain(d) => d.takeaway(),
         }
     }
 
@@ -110,12 +117,12 @@ impl Figure<'_> {
     pub fn readout(&self, i: usize) -> String {
         let (d, p) = match self {
             Figure::Compare(cs) => return compare_readout(cs, i),
-            Figure::Speedup(d) | Figure::Efficiency(d) | Figure::Breakdown(d) => {
-                match d.points.get(i) {
-                    Some(p) => (d, p),
-                    None => return String::new(),
-                }
-            }
+            Figure::Breakdown(d) => return d.readout(i),
+            Figure::TimeToTrain(d) => return d.readout(i),
+            Figure::Speedup(d) | Figure::Efficiency(d) => match d.points.get(i) {
+                Some(p) => (d, p),
+                None => return String::new(),
+            },
         };
         let head = format!("{} GPUs", group(p.gpus));
         let oom = if p.fits {
@@ -130,19 +137,7 @@ impl Figure<'_> {
                 group(p.gpus),
                 amdahl(d.serial_fraction, f64::from(p.gpus))
             ),
-            Figure::Efficiency(_) => {
-                format!("{head}: {:.1} % efficient{oom}", 100.0 * p.efficiency)
-            }
-            _ => {
-                let t = p.breakdown.total();
-                let s: Vec<String> = PARTS
-                    .iter()
-                    .zip(parts(&p.breakdown))
-                    .filter(|(_, v)| *v / t > 0.005)
-                    .map(|(n, v)| format!("{n} {:.0} %", 100.0 * v / t))
-                    .collect();
-                format!("{head}: {}", s.join(", "))
-            }
+            _ => format!("{head}: {:.1} % efficient{oom}", 100.0 * p.efficiency),
         }
     }
 
@@ -150,7 +145,9 @@ impl Figure<'_> {
     pub fn table(&self) -> Table {
         match self {
             Figure::Compare(cs) => compare_table(cs),
-            Figure::Speedup(d) | Figure::Efficiency(d) | Figure::Breakdown(d) => scaling_table(d),
+            Figure::Speedup(d) | Figure::Efficiency(d) => scaling_table(d),
+            Figure::Breakdown(d) => d.table(),
+            Figure::TimeToTrain(d) => d.table(),
         }
     }
 }
@@ -366,7 +363,13 @@ mod tests {
             e.starts_with("64 GPUs: ") && e.ends_with(" % efficient"),
             "{e}"
         );
-        let b = Figure::Breakdown(&d).readout(i);
+        let shares = TimeShares::new(&crate::render::train::run_data(
+            &Scenario::parse("gpus=64&gpu=a100&inter=tcp25&model=gpt2-xl").unwrap(),
+            &crate::model::sweep::curve(
+                &Scenario::parse("gpus=64&gpu=a100&inter=tcp25&model=gpt2-xl").unwrap(),
+            ),
+        ));
+        let b = Figure::Breakdown(&shares).readout(i);
         assert!(b.starts_with("64 GPUs: compute "), "{b}");
         assert_eq!(Figure::Speedup(&d).readout(999), "");
         // A count where the model does not fit says so.

@@ -10,4 +10,5 @@ pub mod plot;
 pub mod series;
 pub mod timeline;
 pub mod topology;
+pub mod train;
 pub mod validation;

@@ -31,6 +31,21 @@ pub struct ScalingData {
     pub chosen: u32,
     /// Weak scaling (the work grows with the GPUs) rather than strong.
     pub weak: bool,
+    /// Strong scaling only: where the fixed batch leaves data-parallel replicas without work.
+    pub idle: Option<Idle>,
+}
+
+/// Strong scaling past the batch: the global batch has fewer samples than there are
+/// data-parallel replicas, so the model gives one sample to each of `batch` replicas and the
+/// others idle (`Setup::dp_active`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Idle {
+    /// The global batch, samples.
+    pub batch: u64,
+    /// The first GPU count of the curve where replicas idle.
+    pub from: u32,
+    /// At the chosen count: replicas with work, and replicas in all.
+    pub chosen: (u32, u32),
 }
 
 /// Names of the breakdown parts, in stacking order.
@@ -64,14 +79,37 @@ fn points(pts: &[sweep::SweepPoint]) -> Vec<Point> {
 
 /// Sweeps the scenario over 1…65,536 GPUs (plus the chosen count).
 pub fn scaling_data(sc: &Scenario) -> ScalingData {
-    let pts = sweep::curve(sc);
-    let serial_fraction = sweep::fitted_serial_fraction(sc, &pts);
+    scaling_data_from(sc, &sweep::curve(sc))
+}
+
+/// The scaling curve of a sweep already made (`sweep::curve(sc)`).
+pub fn scaling_data_from(sc: &Scenario, pts: &[sweep::SweepPoint]) -> ScalingData {
+    let serial_fraction = sweep::fitted_serial_fraction(sc, pts);
+    let weak = sc.scaling == crate::model::scenario::Scaling::Weak;
     ScalingData {
-        points: points(&pts),
+        points: points(pts),
         serial_fraction,
         chosen: sc.gpus,
-        weak: sc.scaling == crate::model::scenario::Scaling::Weak,
+        weak,
+        idle: if weak { None } else { idle(sc, pts) },
     }
+}
+
+/// Where strong scaling runs out of samples for its replicas, if it does within the curve.
+fn idle(sc: &Scenario, pts: &[sweep::SweepPoint]) -> Option<Idle> {
+    let setup = |gpus: u32| Scenario { gpus, ..sc.clone() }.setup().ok();
+    let (from, batch) = pts
+        .iter()
+        .filter(|p| p.result.is_ok())
+        .filter_map(|p| setup(p.gpus))
+        .find(|s| s.dp_active < s.dp)
+        .map(|s| (s.gpus, s.batch))?;
+    let chosen = setup(sc.gpus).map_or((0, 0), |s| (s.dp_active, s.dp));
+    Some(Idle {
+        batch,
+        from,
+        chosen,
+    })
 }
 
 /// The same curve for several inter-node networks (at most four are drawn), over powers of two
@@ -109,18 +147,7 @@ impl ScalingData {
 
     /// GPU count ranges where the model does not fit in memory, as (from, to) counts.
     pub fn out_of_memory_ranges(&self) -> Vec<(u32, u32)> {
-        let mut out: Vec<(u32, u32)> = Vec::new();
-        for p in self.points.iter().filter(|p| !p.fits) {
-            match out.last_mut() {
-                Some(last) if self.next_after(last.1) == Some(p.gpus) => last.1 = p.gpus,
-                _ => out.push((p.gpus, p.gpus)),
-            }
-        }
-        out
-    }
-
-    fn next_after(&self, n: u32) -> Option<u32> {
-        self.points.iter().map(|p| p.gpus).find(|g| *g > n)
+        unfit_ranges(self.points.iter().map(|p| (p.gpus, p.fits)))
     }
 
     /// First GPU count where efficiency falls below `level`.
@@ -154,6 +181,24 @@ impl ScalingData {
             " The matching Amdahl curve has a serial fraction of {:.3} %.",
             100.0 * self.serial_fraction
         ));
+        if let Some(idle) = self.idle {
+            let (active, replicas) = idle.chosen;
+            if active < replicas {
+                s.push_str(&format!(
+                    " Strong scaling keeps the global batch at {} samples: at {} GPUs only {} of the {} data-parallel replicas get a sample, and the extra GPUs idle.",
+                    group_u64(idle.batch),
+                    group(self.chosen),
+                    group(active),
+                    group(replicas)
+                ));
+            } else {
+                s.push_str(&format!(
+                    " Strong scaling keeps the global batch at {} samples: from {} GPUs on there are more replicas than samples, and the extra GPUs idle.",
+                    group_u64(idle.batch),
+                    group(idle.from)
+                ));
+            }
+        }
         if self.weak {
             s.push_str(" Amdahl's law assumes a fixed amount of work; here each GPU brings its own batch (weak scaling, Gustafson's view), so the curve can outrun it beyond the chosen count.");
         }
@@ -179,37 +224,32 @@ impl ScalingData {
             ),
         }
     }
+}
 
-    /// The breakdown chart's takeaway: what grows with the GPU count.
-    pub fn breakdown_takeaway(&self) -> String {
-        let Some(last) = self.points.last() else {
-            return String::new();
-        };
-        let total = last.breakdown.total();
-        let shares = parts(&last.breakdown);
-        let (i, v) = shares
-            .iter()
-            .enumerate()
-            .skip(1)
-            .fold((0, 0.0), |a, (i, v)| if *v > a.1 { (i, *v) } else { a });
-        if i == 0 || v < 0.05 * total {
-            format!(
-                "Compute dominates the step up to {} GPUs.",
-                group(last.gpus)
-            )
-        } else {
-            format!(
-                "At {} GPUs, {} takes {:.0} % of the step.",
-                group(last.gpus),
-                PARTS[i],
-                100.0 * v / total
-            )
+/// Runs of neighbouring counts that do not fit in memory, as (from, to) counts, from
+/// (count, fits) pairs in increasing count order.
+pub fn unfit_ranges(points: impl Iterator<Item = (u32, bool)>) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    let mut prev_fit = true;
+    for (gpus, fits) in points {
+        if !fits {
+            match out.last_mut() {
+                Some(last) if !prev_fit => last.1 = gpus,
+                _ => out.push((gpus, gpus)),
+            }
         }
+        prev_fit = fits;
     }
+    out
 }
 
 /// A count with thousands separators: 65536 → "65,536".
 pub fn group(n: u32) -> String {
+    group_u64(u64::from(n))
+}
+
+/// [`group`] for larger counts (batches, samples).
+pub fn group_u64(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, ch) in s.chars().enumerate() {
@@ -244,6 +284,32 @@ mod tests {
         assert!(d.first_below(0.5).is_some());
         assert!(d.speedup_takeaway().contains("64 GPUs"));
         assert!(d.serial_fraction > 0.0);
+    }
+
+    #[test]
+    fn strong_scaling_past_the_batch_says_the_extra_gpus_idle() {
+        let q = "gpus=1024&gpu=h100&inter=ib-ndr&model=llama3-8b&scaling=strong&batch=256";
+        let d = scaling_data(&Scenario::parse(q).unwrap());
+        let idle = d.idle.unwrap();
+        assert_eq!(idle.batch, 256);
+        assert_eq!(idle.from, 512, "256 samples feed 256 replicas");
+        assert_eq!(idle.chosen, (256, 1024));
+        let t = d.speedup_takeaway();
+        assert!(
+            t.contains("only 256 of the 1,024 data-parallel replicas get a sample, and the extra GPUs idle"),
+            "{t}"
+        );
+        // Below the batch's replicas nothing idles at the chosen count, but the curve says where.
+        let d = scaling_data(&Scenario::parse(&q.replace("gpus=1024", "gpus=64")).unwrap());
+        let t = d.speedup_takeaway();
+        assert!(
+            t.contains("from 512 GPUs on there are more replicas than samples"),
+            "{t}"
+        );
+        // Weak scaling never idles.
+        let d = scaling_data(&Scenario::parse("gpus=1024&gpu=h100&model=llama3-8b").unwrap());
+        assert_eq!(d.idle, None);
+        assert!(!d.speedup_takeaway().contains("idle"));
     }
 
     #[test]

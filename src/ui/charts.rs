@@ -7,6 +7,7 @@ use super::hooks::{use_element_size, use_prefers_dark};
 use super::state::Lab;
 use crate::render::charts::{draw, PlotArea, Style, MAX_X};
 use crate::render::figure::Figure;
+use crate::render::train::RunData;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
@@ -18,6 +19,7 @@ pub enum Kind {
     Efficiency,
     Breakdown,
     Compare,
+    TimeToTrain,
 }
 
 /// Runs `f` on the chart's figure, reading (and so tracking) only the data that chart draws: the
@@ -26,9 +28,21 @@ fn with_figure<R>(kind: Kind, lab: &Lab, f: impl FnOnce(Figure<'_>) -> R) -> R {
     match kind {
         Kind::Speedup => lab.curve.with(|d| f(Figure::Speedup(d))),
         Kind::Efficiency => lab.curve.with(|d| f(Figure::Efficiency(d))),
-        Kind::Breakdown => lab.curve.with(|d| f(Figure::Breakdown(d))),
+        Kind::Breakdown => lab.shares.with(|d| f(Figure::Breakdown(d))),
         Kind::Compare => lab.compare_curves.with(|cs| f(Figure::Compare(cs))),
+        Kind::TimeToTrain => lab.run.with(|d| f(Figure::TimeToTrain(d))),
     }
+}
+
+/// The GPU count the time-to-train chart marks with `pick` (fastest, cheapest); `None` for
+/// the other charts, which do not read the run.
+fn marked(kind: Kind, lab: &Lab, pick: fn(&RunData) -> Option<usize>) -> Option<String> {
+    (kind == Kind::TimeToTrain)
+        .then(|| {
+            lab.run
+                .with(|d| pick(d).map(|i| d.points[i].gpus.to_string()))
+        })
+        .flatten()
 }
 
 /// As [`with_figure`], without tracking (event handlers).
@@ -121,6 +135,9 @@ pub fn ChartPanel(
                     role="img"
                     tabindex="0"
                     aria-label=move || with_figure(kind, &lab, |f| f.takeaway())
+                    // The marked counts, for tests and embedding pages.
+                    data-fastest=move || marked(kind, &lab, RunData::fastest)
+                    data-cheapest=move || marked(kind, &lab, RunData::cheapest)
                     on:mousemove=move |ev| hover.set(nearest(f64::from(ev.offset_x())))
                     on:mouseleave=move |_| hover.set(None)
                     on:blur=move |_| hover.set(None)

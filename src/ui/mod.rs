@@ -9,6 +9,7 @@ pub mod explainer;
 pub mod hooks;
 pub mod lessons;
 pub mod results;
+pub mod run;
 pub mod state;
 
 use anim::{AnimationPanel, TimelinePanel};
@@ -148,7 +149,8 @@ pub fn App() -> impl IntoView {
                 <section class="charts" id="charts" aria-label="Scaling charts">
                     <ChartPanel kind=Kind::Speedup testid="chart-speedup" title="Speedup: ideal, this cluster, and Amdahl's law" />
                     <ChartPanel kind=Kind::Efficiency testid="chart-efficiency" title="Efficiency: how much of each added GPU you keep" />
-                    <ChartPanel kind=Kind::Breakdown testid="chart-breakdown" title="Where the step's time goes" />
+                    <ChartPanel kind=Kind::Breakdown testid="chart-breakdown" title="Where the time goes: the step, stragglers and failures" />
+                    <ChartPanel kind=Kind::TimeToTrain testid="chart-time-to-train" title="Time to train the data budget" />
                     <ChartPanel kind=Kind::Compare testid="chart-compare" title="The same job on other networks" />
                 </section>
                 <section class="animation" id="animation" tabindex="-1" aria-label="All-reduce animation and step timeline">

@@ -105,6 +105,7 @@ pub fn Results() -> impl IntoView {
                     if r.memory.fits() { "fits" } else { "does not fit" })
             })}
         </p>
+        <super::run::RunCard />
         <div class="verdict" data-testid="bottleneck" aria-live="polite">
             {move || lab.verdict.with(|v| v.as_ref().map(|v| view! {
                 <p><strong>{v.text.clone()}</strong></p>

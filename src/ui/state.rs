@@ -5,9 +5,11 @@ use super::browser::{now_ms, record_perf};
 use crate::model::hardware::{self, Network};
 use crate::model::scenario::Scenario;
 use crate::model::step::{self, StepResult, Verdict};
+use crate::model::sweep;
 use crate::model::ModelError;
 use crate::render::figure::NetworkCurve;
 use crate::render::series::{self, ScalingData};
+use crate::render::train::{self, RunData, TimeShares};
 use leptos::prelude::*;
 
 /// Everything components read and write, provided as context.
@@ -27,6 +29,10 @@ pub struct Lab {
     pub curve: Memo<ScalingData>,
     /// The comparison curves.
     pub compare_curves: Memo<Vec<NetworkCurve>>,
+    /// The training run at every count: time to train, cost, stragglers, failures.
+    pub run: Memo<RunData>,
+    /// Where the run's elapsed time goes at every count (the breakdown chart).
+    pub shares: Memo<TimeShares>,
     /// Projector mode (large type, thick lines).
     pub projector: RwSignal<bool>,
     /// The lesson being followed and its step, kept in the hash beside the scenario.
@@ -90,8 +96,12 @@ impl Lab {
         };
         let (sc, errs) = Scenario::parse_lenient(hash);
         let scenario = RwSignal::new(sc);
-        let result =
-            Memo::new(move |_| scenario.with(|s| step::evaluate(s).map_err(|e| e.to_string())));
+        // What the step reads: the scenario without the run's keys (price, failures, …), so
+        // changing one of those re-sweeps nothing and redraws only the charts it moves.
+        let step_scenario = Memo::new(move |_| scenario.with(train::step_scenario));
+        let result = Memo::new(move |_| {
+            step_scenario.with(|s| step::evaluate(s).map_err(|e| e.to_string()))
+        });
         let verdict = Memo::new(move |_| {
             result.with(|r| {
                 r.as_ref()
@@ -99,12 +109,17 @@ impl Lab {
                     .map(|r| scenario.with_untracked(|s| step::verdict(s, r)))
             })
         });
-        let curve = Memo::new(move |_| {
+        let swept = Memo::new(move |_| {
             let t0 = now_ms();
-            let d = scenario.with(series::scaling_data);
+            let pts = step_scenario.with(sweep::curve);
             record_perf("model-curve", now_ms() - t0);
-            d
+            pts
         });
+        let curve = Memo::new(move |_| {
+            swept.with(|pts| step_scenario.with(|s| series::scaling_data_from(s, pts)))
+        });
+        let run = Memo::new(move |_| swept.with(|pts| scenario.with(|s| train::run_data(s, pts))));
+        let shares = Memo::new(move |_| run.with(TimeShares::new));
         let compare = RwSignal::new(vec!["tcp25", "roce100", "ib-ndr", "ib-xdr"]);
         let compare_curves = Memo::new(move |_| {
             let nets: Vec<&'static Network> = compare
@@ -112,7 +127,7 @@ impl Lab {
                 .iter()
                 .filter_map(|id| hardware::network(id))
                 .collect();
-            scenario.with(|s| {
+            step_scenario.with(|s| {
                 // Across nodes only: on one node the network plays no part.
                 let per_node = s.resolved().per_node;
                 let s = if s.gpus <= per_node {
@@ -134,6 +149,8 @@ impl Lab {
             verdict,
             curve,
             compare_curves,
+            run,
+            shares,
             projector: RwSignal::new(false),
             lesson: RwSignal::new(route.lesson.map(|l| (l, route.step))),
             embed: StoredValue::new(route.embed),
