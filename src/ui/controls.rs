@@ -2,11 +2,14 @@
 
 use super::state::{Lab, PRESETS};
 use crate::model::collective::Algo;
+use crate::model::goodput;
 use crate::model::hardware::{FABRICS, GPUS, NETWORKS};
-use crate::model::keys::{MAX_GPUS, PER_NODE_STEPS};
-use crate::model::scenario::{Model, Scaling};
+use crate::model::keys::{self, Accepts, MAX_GPUS, PER_NODE_STEPS};
+use crate::model::scenario::{Model, Scaling, Setup};
+use crate::model::topology::Routing;
 use crate::model::units::{format_bytes, GIB, KIB, MIB};
 use crate::model::workload::{self, Recompute};
+use crate::render::train::compact_count;
 use leptos::prelude::*;
 
 /// A labelled `<select>` bound to one scenario key.
@@ -33,7 +36,9 @@ pub(crate) fn Choice(
             on:change=move |ev| lab.set(key, &event_target_value(&ev))
             prop:value=move || value.get()
         >
-            <For each=move || options.get() key=|o| o.0.clone() let((v, text))>
+            // Keyed by value and text: an "auto: …" entry whose text follows the scenario is
+            // redrawn when its text changes.
+            <For each=move || options.get() key=|o| o.clone() let((v, text))>
                 <option value=v.clone() selected=move || value.get() == v>
                     {text}
                 </option>
@@ -66,6 +71,177 @@ fn Number(
             prop:value=move || value.get()
             on:change=move |ev| lab.set(key, event_target_value(&ev).trim())
         />
+    }
+}
+
+/// The default as a placeholder: the key table's default up to its source in brackets
+/// ("0.47 (Llama 3 405B …)" → "0.47").
+fn short_default(default: &str) -> String {
+    let d = default.split(" (").next().unwrap_or(default);
+    format!("default: {d}")
+}
+
+/// A labelled field for any numeric scenario key, its limits, unit, default and help taken
+/// from the key table (`crate::model::keys`); emptying it puts the key back to its default.
+/// Counts (`tokens=15T`) are text fields that accept K/M/B/T suffixes.
+#[component]
+fn KeyField(
+    /// Visible label (the unit from the key table is appended).
+    label: &'static str,
+    /// Scenario key it writes.
+    key: &'static str,
+    /// `data-testid`.
+    testid: &'static str,
+    /// The value the model resolves when the key is unset, shown as the placeholder (else the
+    /// key table's default in words).
+    #[prop(optional)]
+    auto: Option<fn(&Setup) -> String>,
+) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let sc = lab.scenario;
+    let id = format!("ctl-{testid}");
+    let k = keys::key(key);
+    let placeholder = move || match auto {
+        Some(f) => format!("auto: {}", sc.with(|s| f(&s.resolved()))),
+        None => k.map(|k| short_default(k.default)).unwrap_or_default(),
+    };
+    let accepts = k.map(|k| k.accepts);
+    let (min, max, step) = match accepts {
+        Some(Accepts::Whole { lo, hi, .. }) => (Some(lo as f64), Some(hi as f64), "1"),
+        Some(Accepts::Number { lo, hi }) => (Some(lo), Some(hi), "any"),
+        _ => (None, None, "any"),
+    };
+    let count = matches!(accepts, Some(Accepts::Count { .. }));
+    let unit = k
+        .map(|k| k.unit)
+        .filter(|u| !u.is_empty() && !u.starts_with(':'))
+        .map(|u| format!(" ({u})"))
+        .unwrap_or_default();
+    let value = move || {
+        sc.with(|s| s.get(key))
+            .map_or(String::new(), |v| match (count, v.parse::<f64>()) {
+                (true, Ok(x)) => compact_count(x),
+                _ => v,
+            })
+    };
+    view! {
+        <label for=id.clone()>{label}{unit}</label>
+        <input
+            id=id
+            type=if count { "text" } else { "number" }
+            inputmode=if count { "text" } else { "decimal" }
+            min=min
+            max=max
+            step=step
+            data-testid=testid
+            placeholder=placeholder
+            title=k.map(|k| k.doc).unwrap_or_default()
+            prop:value=value
+            on:change=move |ev| lab.set(key, event_target_value(&ev).trim())
+        />
+    }
+}
+
+/// (value, text) options, with a first "auto" entry (the empty value resets the key) when the
+/// key's default is derived from other keys.
+fn with_auto(auto: &str, items: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    if !auto.is_empty() {
+        v.push((String::new(), format!("auto: {auto}")));
+    }
+    v.extend(items.iter().map(|(a, b)| (a.to_string(), b.to_string())));
+    v
+}
+
+/// Options whose "auto" entry names what the model resolves for the scenario on screen.
+fn auto_options(
+    lab: Lab,
+    resolved: fn(&Setup) -> &'static str,
+    items: &'static [(&'static str, &'static str)],
+) -> Signal<Vec<(String, String)>> {
+    Signal::derive(move || with_auto(lab.scenario.with(|s| resolved(&s.resolved())), items))
+}
+
+/// A key's value as a select shows it: empty when unset (the "auto" entry).
+fn key_value(lab: Lab, key: &'static str) -> Signal<String> {
+    Signal::derive(move || lab.scenario.with(|s| s.get(key)).unwrap_or_default())
+}
+
+/// A 0/1 key as a checkbox.
+#[component]
+fn KeyCheck(label: &'static str, key: &'static str, testid: &'static str) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let id = format!("ctl-{testid}");
+    view! {
+        <div class="check">
+            <input
+                id=id.clone()
+                type="checkbox"
+                data-testid=testid
+                title=keys::key(key).map(|k| k.doc).unwrap_or_default()
+                prop:checked=move || lab.scenario.with(|s| s.get(key).as_deref() == Some("1"))
+                on:change=move |ev| lab.set(key, if event_target_checked(&ev) { "1" } else { "0" })
+            />
+            <label for=id>{label}</label>
+        </div>
+    }
+}
+
+/// Where the job's nodes sit, how NICs attach, oversubscription and routing: the fabric keys
+/// the compact (embedded) controls show too.
+#[component]
+fn FabricChoices() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    view! {
+        <div class="field">
+            <Choice label="Where the scheduler puts the job" key="placement" testid="placement"
+                options=Signal::derive(|| with_auto("", &[
+                    ("packed", "packed"),
+                    ("spread", "spread: 1 per leaf group"),
+                    ("random", "random: leftovers"),
+                ]))
+                value=key_value(lab, "placement") />
+        </div>
+        <div class="field">
+            <KeyField label="Leaf → spine oversubscription, x:1" key="oversub" testid="oversub" />
+        </div>
+        <div class="field">
+            <Choice label="NICs attach to" key="nic_attach" testid="nic-attach"
+                options=Signal::derive(|| with_auto("", &[
+                    ("rail", "rail-optimised"),
+                    ("tor", "top-of-rack"),
+                ]))
+                value=key_value(lab, "nic_attach") />
+        </div>
+        <div class="field">
+            <Choice label="Routing" key="routing" testid="routing"
+                options=auto_options(lab, |s| match s.topo.routing {
+                    Routing::Ecmp => "ECMP",
+                    Routing::Adaptive => "adaptive",
+                }, &[
+                    ("ecmp", "ECMP hashing"),
+                    ("adaptive", "adaptive"),
+                ])
+                value=key_value(lab, "routing") />
+        </div>
+    }
+}
+
+/// The run's headline keys: data budget, price, stragglers, failures.
+#[component]
+fn RunFields() -> impl IntoView {
+    view! {
+        <div class="field">
+            <KeyField label="Data budget" key="tokens" testid="tokens"
+                auto=|s| match s.workload.tokens_per_sample() {
+                    Some(t) => compact_count((goodput::budget_samples(s) * t).round()),
+                    None => "no tokens: set samples".to_string(),
+                } />
+        </div>
+        <div class="field"><KeyField label="Price, an example" key="price" testid="price" /></div>
+        <div class="field"><KeyField label="Step-time jitter per GPU" key="jitter" testid="jitter" /></div>
+        <div class="field"><KeyField label="Slow GPUs" key="slow_gpus" testid="slow-gpus" /></div>
+        <div class="field"><KeyField label="Failures" key="failure_rate" testid="failure-rate" /></div>
     }
 }
 
@@ -270,8 +446,14 @@ pub fn Controls() -> impl IntoView {
                 })
                 value=Signal::derive(move || sc.with(|s| s.tp.to_string()))
             />
+            <Choice label="Sequence parallelism (sp)" key="sp" testid="sp"
+                options=auto_options(lab, |s| if s.sp { "on (tp > 1)" } else { "off (tp = 1)" },
+                    &[("1", "on"), ("0", "off")])
+                value=key_value(lab, "sp") />
+            <KeyCheck label="Tensor-parallel collectives overlap the GEMMs" key="tp_overlap" testid="tp-overlap" />
             <Number label="Pipeline stages (pp)" key="pp" testid="pp"
                 value=Signal::derive(move || sc.with(|s| s.pp.to_string())) />
+            <KeyField label="Interleaved 1F1B, vpp" key="vpp" testid="vpp" />
             <Choice
                 label="ZeRO / FSDP stage"
                 key="zero"
@@ -293,6 +475,12 @@ pub fn Controls() -> impl IntoView {
                 options=Signal::derive(|| opts(&Recompute::ALL, |r| (r.id().to_string(), r.id().to_string())))
                 value=Signal::derive(move || sc.with(|s| s.recompute.id().to_string()))
             />
+            <Choice label="Attention kernel" key="attn" testid="attn"
+                options=auto_options(lab, |s| s.attn.id(), &[
+                    ("flash", "FlashAttention-2"),
+                    ("eager", "eager: stores the score matrix"),
+                ])
+                value=key_value(lab, "attn") />
             <div class="check">
                 <input
                     id="ctl-overlap"
@@ -316,6 +504,52 @@ pub fn Controls() -> impl IntoView {
                 value=Signal::derive(move || sc.with(|s| s.scaling.id().to_string()))
             />
         </fieldset>
+        <fieldset>
+            <legend>"Network fabric"</legend>
+            <FabricChoices />
+            <KeyField label="Leaf group size" key="leaf_nodes" testid="leaf-nodes"
+                auto=|s| s.topo.leaf_nodes.to_string() />
+            <KeyField label="Other jobs' load on the uplinks" key="bg_load" testid="bg-load" />
+            <KeyField label="Pod size, a third tier" key="pod_gpus" testid="pod-gpus" />
+            <KeyField label="Taper between pods, x:1" key="pod_oversub" testid="pod-oversub" />
+        </fieldset>
+        <fieldset>
+            <legend>"Training run"</legend>
+            <RunFields />
+            <details class="advanced">
+                <summary>"Advanced"</summary>
+                <div class="advanced-fields">
+                    <KeyField label="How much slower the slow GPUs are" key="slow_factor" testid="slow-factor" />
+                    <KeyField label="Checkpoint write bandwidth" key="ckpt_gbs" testid="ckpt-gbs" />
+                    <KeyField label="Restart after a failure" key="restart_min" testid="restart-min" />
+                    <KeyField label="Checkpoint interval" key="ckpt_interval" testid="ckpt-interval" />
+                    <KeyField label="Critical batch" key="batch_noise" testid="batch-noise"
+                        auto=|s| compact_count(goodput::critical_batch(s).round()) />
+                    <KeyField label="Data budget in samples (overrides tokens)" key="samples" testid="samples"
+                        auto=|s| compact_count(goodput::budget_samples(s).round()) />
+                </div>
+            </details>
+        </fieldset>
+    }
+}
+
+/// The fabric controls of the embedded topology widget.
+#[component]
+pub fn CompactFabric() -> impl IntoView {
+    view! {
+        <div class="compact-controls">
+            <FabricChoices />
+        </div>
+    }
+}
+
+/// The run controls of the embedded time-to-train widget.
+#[component]
+pub fn CompactRun() -> impl IntoView {
+    view! {
+        <div class="compact-controls">
+            <RunFields />
+        </div>
     }
 }
 

@@ -19,7 +19,15 @@ use wasm_bindgen::JsValue;
 pub const HEIGHT_MESSAGE: &str = "gpu-scaling-lab:height";
 
 /// The widgets that can be embedded.
-pub const WIDGETS: [&str; 5] = ["calculator", "speedup", "animation", "timeline", "lesson"];
+pub const WIDGETS: [&str; 7] = [
+    "calculator",
+    "speedup",
+    "animation",
+    "timeline",
+    "lesson",
+    "topology",
+    "time-to-train",
+];
 
 /// Posts the widget's content height (not the frame's: the document is never shorter than its
 /// viewport, so measuring it would never let the frame shrink).
@@ -63,6 +71,16 @@ pub fn Embed(widget: String) -> impl IntoView {
         "animation" => view! { <AnimationPanel /> }.into_any(),
         "timeline" => view! { <TimelinePanel /> }.into_any(),
         "lesson" => view! { <Lessons /> }.into_any(),
+        "topology" => view! {
+            <CompactControls />
+            <super::controls::CompactFabric />
+            <super::topology::TopologyPanel />
+        }.into_any(),
+        "time-to-train" => view! {
+            <CompactControls />
+            <super::controls::CompactRun />
+            <ChartPanel kind=Kind::TimeToTrain testid="chart-time-to-train" title="Time to train the data budget" />
+        }.into_any(),
         other => view! {
             <p class="problem" data-testid="error">
                 {format!("embed: unknown widget '{other}'; accepted: {}", WIDGETS.join(", "))}

@@ -11,6 +11,7 @@ pub mod lessons;
 pub mod results;
 pub mod run;
 pub mod state;
+pub mod topology;
 
 use anim::{AnimationPanel, TimelinePanel};
 use charts::{ChartPanel, Kind};
@@ -151,6 +152,7 @@ pub fn App() -> impl IntoView {
                     <ChartPanel kind=Kind::Efficiency testid="chart-efficiency" title="Efficiency: how much of each added GPU you keep" />
                     <ChartPanel kind=Kind::Breakdown testid="chart-breakdown" title="Where the time goes: the step, stragglers and failures" />
                     <ChartPanel kind=Kind::TimeToTrain testid="chart-time-to-train" title="Time to train the data budget" />
+                    <topology::TopologyPanel />
                     <ChartPanel kind=Kind::Compare testid="chart-compare" title="The same job on other networks" />
                 </section>
                 <section class="animation" id="animation" tabindex="-1" aria-label="All-reduce animation and step timeline">

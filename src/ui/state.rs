@@ -203,7 +203,7 @@ impl Lab {
 }
 
 /// Named starting points a newcomer recognises.
-pub const PRESETS: [(&str, &str); 7] = [
+pub const PRESETS: [(&str, &str); 10] = [
     (
         "8 GPUs in one box over NVLink",
         "gpus=8&per_node=8&gpu=h100&intra=nvlink4&model=llama3-8b&zero=3",
@@ -231,6 +231,19 @@ pub const PRESETS: [(&str, &str); 7] = [
     (
         "Small messages: 4 KiB all-reduce, 1,024 GPUs",
         "gpus=1024&gpu=h100&inter=ib-ndr&bytes=4KiB&model=bert-large",
+    ),
+    // The fabric beyond one switch (issue 12): the same GPUs on three networks.
+    (
+        "DGX SuperPOD (rail, 1:1)",
+        "gpus=1024&per_node=8&gpu=h100&intra=nvlink4&inter=ib-ndr&nics=8&model=llama3-70b&tp=8&pp=4&zero=1&nic_attach=rail&leaf_nodes=32&oversub=1&placement=packed&routing=adaptive",
+    ),
+    (
+        "Top-of-rack, 3:1 Ethernet",
+        "gpus=256&per_node=8&gpu=h100&intra=nvlink4&inter=roce400&nics=8&model=llama3-8b&nic_attach=tor&leaf_nodes=4&oversub=3&routing=ecmp",
+    ),
+    (
+        "Busy shared cluster",
+        "gpus=512&per_node=8&gpu=h100&intra=nvlink4&inter=roce400&nics=8&model=llama3-8b&oversub=2&placement=random&routing=ecmp&bg_load=0.4",
     ),
 ];
 
