@@ -3,6 +3,7 @@
 //! Three layers: [`model`] (pure Rust cost model), [`render`] (what to draw, over any plotters
 //! backend) and, in the browser only, `ui` (Leptos components).
 
+pub mod classroom;
 pub mod cli;
 pub mod lessons;
 pub mod model;

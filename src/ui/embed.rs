@@ -81,14 +81,20 @@ pub fn Embed(widget: String) -> impl IntoView {
             <super::controls::CompactRun />
             <ChartPanel kind=Kind::TimeToTrain testid="chart-time-to-train" title="Time to train the data budget" />
         }.into_any(),
-        other => view! {
-            <p class="problem" data-testid="error">
-                {format!("embed: unknown widget '{other}'; accepted: {}", WIDGETS.join(", "))}
-            </p>
-        }.into_any(),
+        other => {
+            let hint = crate::classroom::did_you_mean(other, &WIDGETS)
+                .map(|w| format!(" Did you mean '{w}'?"))
+                .unwrap_or_default();
+            view! {
+                <p class="problem" role="alert" data-testid="embed-error">
+                    {format!("embed: there is no widget '{other}'.{hint} Accepted: {}.", WIDGETS.join(", "))}
+                </p>
+            }.into_any()
+        }
     };
     view! {
-        <div class="embed" node_ref=root data-testid="app">
+        <div class="embed" class:no-heading=move || !lab.heading.get_value() node_ref=root data-testid="app">
+            <super::page::ProblemBanner />
             {body}
             <p class="embed-foot">
                 <a href=move || format!("./#{}", lab.scenario.with(|s| s.to_query())) target="_blank" rel="noopener">

@@ -4,21 +4,31 @@
 use super::state::Lab;
 use leptos::prelude::*;
 
-/// Glossary entries: (id, term, definition). Our own words.
-pub const GLOSSARY: [(&str, &str, &str); 14] = [
+/// Glossary entries: (id, term, definition). Our own words. Every term the results show has one.
+pub const GLOSSARY: &[(&str, &str, &str)] = &[
     ("all-reduce", "all-reduce", "A collective operation: every GPU contributes a vector (say, its gradients) and every GPU ends up with the element-wise sum of all of them."),
     ("gradient", "gradient", "The numbers that say how to nudge each model weight after a training step. Data-parallel GPUs must agree on them, so they add them up with an all-reduce."),
     ("bandwidth", "bandwidth", "How many bytes per second a link carries once data is flowing. Large messages take about size ÷ bandwidth."),
     ("latency", "latency", "The fixed delay before the first byte arrives, paid by every message and every round. Small messages are dominated by it."),
+    ("algbw", "algbw", "Algorithm bandwidth, as nccl-tests reports it: the message size divided by the collective's time. It depends on the GPU count; busbw corrects for that."),
     ("busbw", "busbw", "Bus bandwidth, the figure nccl-tests reports: algorithm bandwidth (bytes ÷ time) scaled by 2(n−1)/n for an all-reduce, so it can be compared with a link's speed whatever the GPU count."),
     ("network-bound", "network-bound", "A step whose GPUs spend a large share of their time waiting for data to cross the network rather than computing."),
     ("nvlink", "NVLink", "NVIDIA's GPU-to-GPU link inside a server, hundreds of gigabytes per second per GPU; with an NVSwitch every GPU reaches every other at full speed."),
     ("infiniband", "InfiniBand", "A network for clusters with very low latency and remote direct memory access (RDMA); 400 Gb/s per port in its NDR generation."),
     ("pcie", "PCIe", "The general-purpose expansion bus of a computer. GPUs without NVLink exchange data over it, usually through the processor, at a few tens of GB/s."),
+    ("protocol", "LL / LL128 / Simple", "NCCL's three ways to move a message. LL (low latency) sends a flag with every 4 bytes of data: the quickest start, half the bandwidth. LL128 carries 120 bytes of data in every 128-byte line, close to full speed over NVLink. Simple sends large chunks with one flag each: full bandwidth, the highest latency. NCCL picks by message size, and so does the model."),
+    ("step-time", "step time", "The time of one training step: every GPU computes on its share of the batch, then waits for whatever is not hidden behind that computation (gradient sync, input data, serial work, the pipeline bubble)."),
+    ("speedup", "speedup", "How many times more training per second than one GPU of the same kind. Ideal is n× on n GPUs."),
+    ("efficiency", "efficiency", "Speedup divided by the number of GPUs: the share of each added GPU's work you keep. 100 % is perfect scaling."),
+    ("tokens-per-s", "tokens/s", "Throughput of a language-model run: how many tokens (pieces of words) the whole cluster trains on per second. Models that read images count samples/s instead."),
     ("mfu", "MFU", "Model FLOPs utilisation: the useful arithmetic of training (not counting recomputation) as a share of what the GPUs could do at their peak."),
     ("amdahl", "Amdahl's law", "If a share f of the work cannot be split, n workers are at most 1 ÷ (f + (1 − f) ÷ n) times faster: never more than 1 ÷ f."),
     ("data-parallel", "data parallelism", "Every GPU holds the whole model and learns from different examples; the gradients are averaged after each step."),
     ("zero", "ZeRO / FSDP", "Data parallelism that shards the weights, gradients and optimizer state across GPUs instead of copying them, trading memory for more communication."),
+    ("zero-stages", "ZeRO stages 0–3", "Stage 0 is plain data parallelism: every GPU holds everything. Stage 1 shards the optimizer state across the data-parallel GPUs, stage 2 the gradients too, stage 3 (FSDP) the weights too, gathering each layer's weights just before it runs. Each stage saves memory and adds communication."),
+    ("optimizer-state", "optimizer state", "What the optimizer keeps for every weight. Adam with mixed precision keeps two running averages and a 32-bit master copy: 12 bytes per parameter, more than the weights and gradients together."),
+    ("activations", "activations", "The intermediate results of the forward pass that the backward pass needs. They grow with the micro-batch and the sequence length; recomputation trades them for extra compute."),
+    ("ettr", "ETTR", "Effective training time ratio: the share of wall-clock time a large job spends making progress, after failures, restarts and lost work since the last checkpoint. Meta reported more than 90 % for Llama 3 on 16,384 GPUs."),
     ("pipeline", "pipeline parallelism", "Consecutive layers live on different GPUs, like stations on an assembly line; micro-batches flow through, and the line's filling and draining leaves GPUs idle (the bubble)."),
 ];
 
@@ -37,6 +47,18 @@ pub fn Term(
         .map(|g| g.2)
         .unwrap_or("");
     let tip = format!("tip-{id}-{}", next_id());
+    let pop = NodeRef::<leptos::html::Span>::new();
+    // Once open, the popover is shifted to stay inside the viewport (a term near the right
+    // edge, a phone), and opens upwards when there is no room below.
+    Effect::new(move |_| {
+        if open.get() {
+            request_animation_frame(move || {
+                if let Some(el) = pop.get_untracked() {
+                    keep_in_viewport(&el);
+                }
+            });
+        }
+    });
     view! {
         <span class="term">
             <button type="button" class="term-button" aria-expanded=move || open.get().to_string()
@@ -46,8 +68,42 @@ pub fn Term(
                 on:blur=move |_| open.set(false)>
                 {children()}
             </button>
-            <span id=tip class="popover" role="tooltip" hidden=move || !open.get()>{def}</span>
+            <span id=tip class="popover" role="tooltip" node_ref=pop hidden=move || !open.get()>{def}</span>
         </span>
+    }
+}
+
+/// Moves an open popover so that it lies inside the viewport, with an 8 px margin.
+fn keep_in_viewport(el: &web_sys::HtmlElement) {
+    let _ = el.remove_attribute("style");
+    let vw = document()
+        .document_element()
+        .map(|d| f64::from(d.client_width()))
+        .unwrap_or(0.0);
+    let vh = window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
+    let r = el.get_bounding_client_rect();
+    let margin = 8.0;
+    let shift = if r.right() > vw - margin {
+        (vw - margin - r.right()).max(margin - r.left())
+    } else if r.left() < margin {
+        margin - r.left()
+    } else {
+        0.0
+    };
+    let mut style = String::new();
+    if shift != 0.0 {
+        style.push_str(&format!("left: {shift:.0}px;"));
+    }
+    // No room below but room above: open upwards.
+    if r.bottom() > vh - margin && r.top() - r.height() - 40.0 > margin {
+        style.push_str("top: auto; bottom: 1.6em;");
+    }
+    if !style.is_empty() {
+        let _ = el.set_attribute("style", &style);
     }
 }
 

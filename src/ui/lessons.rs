@@ -1,136 +1,315 @@
-//! Guided lessons: set the scene, ask for a prediction, reveal the model's answer, explain.
+//! Guided lessons: set the scene, ask for a prediction, reveal the model's answer, explain, and
+//! close with a summary. While a step waits for its prediction, the page masks everything that
+//! would give the answer away (`Lab::answer_hidden`); what a run scores and summarises is
+//! decided in [`crate::classroom`].
 
-use super::state::Lab;
+use super::page::{focus_by_id, focus_to_top};
+use super::state::{read_hash, Lab, Route};
+use crate::classroom::{resolve, LessonLink, Progress};
 use crate::lessons::{format_value, lessons, Lesson};
 use leptos::prelude::*;
 
-/// The lesson list, or the lesson being followed.
+/// Ids the panel moves focus to.
+const HEADING: &str = "lesson-heading";
+const ANSWER: &str = "lesson-answer";
+const SUMMARY: &str = "lesson-summary-title";
+const LIST: &str = "lessons-title";
+
+/// What the panel shows.
+#[derive(Clone, Debug, PartialEq)]
+enum Screen {
+    List,
+    Step(Lesson, usize),
+    Summary(Lesson),
+    Problem(String, Option<Lesson>),
+}
+
+/// The lesson list, the step being followed, or the closing summary.
 #[component]
 pub fn Lessons() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let all = StoredValue::new(lessons().unwrap_or_default());
-    let current = Memo::new(move |_| {
-        lab.lesson.get().and_then(|(id, step)| {
-            all.with_value(|ls| ls.iter().find(|l| l.id == id).cloned())
-                .map(|l| {
-                    let step = step.min(l.steps.len().saturating_sub(1));
-                    (l, step)
-                })
+    // The summary is a view of the last step's run, not a place in the link: it shows while
+    // the link is still the one it was opened from (Back to another step leaves it).
+    let summary = RwSignal::new(None::<(String, usize)>);
+    let progress = RwSignal::new(Progress::default());
+    let choice = RwSignal::new(None::<usize>);
+    let screen = Memo::new(move |_| {
+        let link = lab.lesson.get();
+        all.with_value(|ls| match resolve(ls, link.as_ref()) {
+            LessonLink::None => Screen::List,
+            LessonLink::Step(l, _) if summary.get().is_some() && summary.get() == link => {
+                Screen::Summary(l.clone())
+            }
+            LessonLink::Step(l, k) => Screen::Step(l.clone(), k),
+            LessonLink::UnknownLesson(m) => Screen::Problem(m, None),
+            LessonLink::UnknownStep(l, m) => Screen::Problem(m, Some(l.clone())),
         })
     });
-    let choice = RwSignal::new(None::<usize>);
-    let revealed = RwSignal::new(None::<Result<f64, String>>);
-    let score = RwSignal::new((0u32, 0u32));
-    // Entering a step sets its scenario and clears the prediction.
+    // Entering a step: a new lesson starts a new run; the prediction shown is the one made
+    // for this step, if any. A page opened on a lesson link without a scenario shows the
+    // step's own scenario (without a Back-button entry).
     Effect::new(move |prev: Option<Option<(String, usize)>>| {
-        let key = current.with(|c| c.as_ref().map(|(l, s)| (l.id.clone(), *s)));
+        let key = screen.with(|s| match s {
+            Screen::Step(l, k) => Some((l.id.clone(), *k)),
+            _ => None,
+        });
         if prev.as_ref() != Some(&key) {
-            if let Some((l, s)) = current.get_untracked() {
-                lab.load(&l.steps[s].scenario);
+            if let Some((l, k)) = screen.with_untracked(|s| match s {
+                Screen::Step(l, k) => Some((l.clone(), *k)),
+                _ => None,
+            }) {
+                if progress.with_untracked(|p| p.lesson != l.id) {
+                    progress.set(Progress::new(&l));
+                }
+                choice.set(progress.with_untracked(|p| p.outcome(k).and_then(|o| o.choice)));
+                if prev.is_none() && Route::parse(&read_hash()).scenario.trim().is_empty() {
+                    lab.load(&l.steps[k].scenario);
+                    lab.push_next.set_value(false);
+                }
             }
-            choice.set(None);
-            revealed.set(None);
         }
         key
     });
-    let go = move |id: &str, step: usize| lab.lesson.set(Some((id.to_string(), step)));
+    // The answer stays masked until this step is revealed.
+    Effect::new(move |_| {
+        let hidden = screen.with(|s| match s {
+            Screen::Step(_, k) => progress.with(|p| p.outcome(*k).is_none()),
+            _ => false,
+        });
+        lab.answer_hidden.set(hidden);
+    });
+    on_cleanup(move || lab.answer_hidden.set(false));
+    // A page opened on a lesson link starts at the lesson (an embed leaves focus to its host).
+    if lab.embed.get_value().is_none() {
+        match screen.get_untracked() {
+            Screen::Step(..) => focus_to_top(HEADING),
+            Screen::Problem(..) => focus_to_top(LIST),
+            _ => {}
+        }
+    }
+
+    // Discrete moves: each is a Back-button entry, and focus follows the reader.
+    let go = move |l: &Lesson, k: usize| {
+        summary.set(None);
+        lab.lesson.set(Some((l.id.clone(), k)));
+        lab.load(&l.steps[k].scenario);
+        focus_to_top(HEADING);
+    };
+    let start = move |l: &Lesson| {
+        progress.set(Progress::new(l));
+        go(l, 0);
+    };
+    let exit = move || {
+        summary.set(None);
+        lab.push_history();
+        lab.lesson.set(None);
+        focus_to_top(LIST);
+    };
 
     view! {
         <section class="lessons" aria-labelledby="lessons-title" data-testid="lessons">
-            <h2 id="lessons-title">"Guided lessons: predict, then see"</h2>
-            {move || match current.get() {
-                None => view! {
-                    <p class="hint">"Each lesson sets up the explorer, asks you to predict what happens, then shows the model's answer and why."</p>
-                    <ul class="lesson-list">
-                        {all.with_value(|ls| ls.iter().map(|l: &Lesson| {
-                            let id = l.id.clone();
-                            let id2 = id.clone();
-                            view! {
-                                <li>
-                                    <button type="button" data-testid=format!("lesson-start-{id}")
-                                        on:click=move |_| { score.set((0, 0)); go(&id2, 0) }>
-                                        {l.title.clone()}
-                                    </button>
-                                    <span class="hint">{format!(" {} step{}", l.steps.len(), if l.steps.len() == 1 { "" } else { "s" })}</span>
-                                </li>
-                            }
-                        }).collect_view())}
-                    </ul>
+            <h2 id="lessons-title" tabindex="-1" class="widget-heading">"Guided lessons: predict, then see"</h2>
+            {move || match screen.get() {
+                Screen::List => view! { <LessonList all=all start=start /> }.into_any(),
+                Screen::Problem(msg, lesson) => view! {
+                    <p class="problem" role="alert" data-testid="lesson-error">{msg}</p>
+                    {match lesson {
+                        Some(l) => view! {
+                            <p>
+                                <button type="button" class="lesson-button" on:click=move |_| start(&l)>"Start this lesson at step 1"</button>
+                                " "
+                                <button type="button" class="lesson-button" data-testid="lesson-exit" on:click=move |_| exit()>"All lessons"</button>
+                            </p>
+                        }.into_any(),
+                        None => view! { <LessonList all=all start=start /> }.into_any(),
+                    }}
                 }.into_any(),
-                Some((l, k)) => {
-                    let step = l.steps[k].clone();
-                    let n = l.steps.len();
-                    let id = l.id.clone();
-                    let (id_prev, id_next) = (id.clone(), id.clone());
-                    let unit = step.unit.clone();
-                    let unit2 = unit.clone();
-                    let choices = step.choices.clone();
-                    let step2 = step.clone();
-                    let name = format!("lesson-{id}-{k}");
+                Screen::Summary(l) => {
+                    let next = all.with_value(|ls| {
+                        ls.iter().position(|x| x.id == l.id).and_then(|i| ls.get(i + 1)).cloned()
+                    });
+                    let lines = progress.with(|p| p.summary(&l));
+                    let score = progress.with(|p| p.score_text());
+                    let back = l.clone();
                     view! {
-                        <div class="lesson" data-testid="lesson">
-                            <h3>{l.title.clone()} <span class="hint">{format!(" — step {} of {n}", k + 1)}</span></h3>
-                            <p data-testid="lesson-text">{step.text.clone()}</p>
-                            <fieldset class="predict">
-                                <legend>{step.question.clone()}</legend>
-                                {choices.iter().enumerate().map(|(i, c)| {
-                                    let label = format_value(*c, &unit);
-                                    let input_id = format!("{name}-{i}");
-                                    view! {
-                                        <span class="choice">
-                                            <input type="radio" id=input_id.clone() name=name.clone() data-testid="lesson-choice"
-                                                prop:checked=move || choice.get() == Some(i)
-                                                on:change=move |_| choice.set(Some(i)) />
-                                            <label for=input_id>{label}</label>
-                                        </span>
-                                    }
+                        <div class="lesson lesson-summary" data-testid="lesson-summary">
+                            <h3 id=SUMMARY tabindex="-1">{format!("{}: done", l.title)}</h3>
+                            <p class="score" data-testid="lesson-score"><strong>{format!("Your predictions: {score}.")}</strong></p>
+                            <ol class="summary-steps">
+                                {lines.into_iter().map(|s| view! {
+                                    <li class:hit=s.hit>
+                                        <p class="q">{s.question}</p>
+                                        <p><strong>{s.answer}</strong> " " {s.prediction.unwrap_or_default()}</p>
+                                        <p class="hint">{s.lesson_learnt}</p>
+                                    </li>
                                 }).collect_view()}
-                            </fieldset>
-                            <button type="button" data-testid="lesson-reveal" disabled=move || revealed.with(|r| r.is_some())
-                                on:click=move |_| {
-                                    let v = step2.answer();
-                                    if let (Ok(v), Some(c)) = (&v, choice.get_untracked()) {
-                                        let hit = step2.closest_choice(*v) == Some(c);
-                                        score.update(|(a, b)| { *a += u32::from(hit); *b += 1; });
-                                    }
-                                    revealed.set(Some(v));
-                                }>
-                                "Reveal the model's answer"
-                            </button>
-                            <div aria-live="polite">
-                                {move || revealed.get().map(|r| match r {
-                                    Ok(v) => {
-                                        let best = step.closest_choice(v);
-                                        let mine = choice.get();
-                                        let verdict = match (mine, best) {
-                                            (Some(m), Some(b)) if m == b => "Your prediction was the closest.".to_string(),
-                                            (Some(_), Some(b)) => format!("The closest choice was {}.", format_value(step.choices[b], &unit2)),
-                                            _ => String::new(),
-                                        };
-                                        view! {
-                                            <div class="answer" data-testid="lesson-answer">
-                                                <p><strong>{format!("The model says {}.", format_value(v, &unit2))}</strong> " " {verdict}</p>
-                                                <p>{step.explain.clone()}</p>
-                                            </div>
-                                        }.into_any()
-                                    }
-                                    Err(e) => view! { <p class="problem">{e}</p> }.into_any(),
-                                })}
-                            </div>
+                            </ol>
                             <div class="lesson-nav">
-                                <button type="button" disabled=k == 0 on:click=move |_| go(&id_prev, k.saturating_sub(1))>"Previous"</button>
-                                {if k + 1 < n {
-                                    view! { <button type="button" data-testid="lesson-next" on:click=move |_| go(&id_next, k + 1)>"Next step"</button> }.into_any()
-                                } else {
-                                    view! { <button type="button" data-testid="lesson-next" on:click=move |_| lab.lesson.set(None)>"Finish"</button> }.into_any()
-                                }}
-                                <a href=move || format!("#{}", lab.hash())>"Link to this step"</a>
-                                <span class="hint">{move || { let (a, b) = score.get(); if b > 0 { format!("Closest predictions so far: {a} of {b}") } else { String::new() } }}</span>
+                                {next.map(|n| {
+                                    let title = n.title.clone();
+                                    view! {
+                                        <button type="button" class="primary" data-testid="lesson-next-lesson" on:click=move |_| start(&n)>
+                                            {format!("Next lesson: {title}")}
+                                        </button>
+                                    }
+                                })}
+                                <button type="button" on:click=move |_| start(&back)>"Try this lesson again"</button>
+                                <button type="button" data-testid="lesson-exit" on:click=move |_| exit()>"Exit lesson"</button>
                             </div>
                         </div>
                     }.into_any()
                 }
+                Screen::Step(l, k) => view! {
+                    <LessonStep lesson=l k=k progress=progress choice=choice
+                        go=Callback::new(move |(l, k): (Lesson, usize)| go(&l, k))
+                        finish=Callback::new(move |_| { summary.set(lab.lesson.get_untracked()); focus_to_top(SUMMARY); })
+                        exit=Callback::new(move |_| exit()) />
+                }.into_any(),
             }}
         </section>
+    }
+}
+
+/// The lessons to choose from.
+#[component]
+fn LessonList(
+    all: StoredValue<Vec<Lesson>>,
+    start: impl Fn(&Lesson) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    view! {
+        <p class="hint">"Each lesson sets up the explorer, asks you to predict what happens, then shows the model's answer and why."</p>
+        <ul class="lesson-list">
+            {all.with_value(|ls| ls.iter().map(|l: &Lesson| {
+                let l2 = l.clone();
+                let n = l.steps.len();
+                view! {
+                    <li>
+                        <button type="button" data-testid=format!("lesson-start-{}", l.id)
+                            on:click=move |_| start(&l2)>
+                            {l.title.clone()}
+                        </button>
+                        <span class="hint">{format!(" {n} step{}", if n == 1 { "" } else { "s" })}</span>
+                    </li>
+                }
+            }).collect_view())}
+        </ul>
+    }
+}
+
+/// One step: the scene, the prediction, the reveal marked right or closest, and the way on.
+#[component]
+fn LessonStep(
+    lesson: Lesson,
+    k: usize,
+    progress: RwSignal<Progress>,
+    choice: RwSignal<Option<usize>>,
+    /// Go to another step of the lesson.
+    go: Callback<(Lesson, usize)>,
+    /// Show the summary (after the last step).
+    finish: Callback<()>,
+    /// Leave the lesson.
+    exit: Callback<()>,
+) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let step = lesson.steps[k].clone();
+    let n = lesson.steps.len();
+    let unit = step.unit.clone();
+    let name = format!("lesson-{}-{k}", lesson.id);
+    let outcome = move || progress.with(|p| p.outcome(k).cloned());
+    let revealed = move || progress.with(|p| p.outcome(k).is_some());
+    let l_reveal = lesson.clone();
+    let reveal = move |_| {
+        let c = choice.get_untracked();
+        progress.update(|p| {
+            p.reveal(&l_reveal, k, c);
+        });
+        focus_by_id(ANSWER);
+    };
+    let (l_prev, l_next) = (lesson.clone(), lesson.clone());
+    let choices = step.choices.clone();
+    let unit_c = unit.clone();
+    view! {
+        <div class="lesson" data-testid="lesson">
+            <h3 id=HEADING tabindex="-1">{lesson.title.clone()} <span class="hint">{format!(" — step {} of {n}", k + 1)}</span></h3>
+            <p data-testid="lesson-text">{step.text.clone()}</p>
+            <fieldset class="predict" id="lesson-question" tabindex="-1" disabled=revealed>
+                <legend>{step.question.clone()}</legend>
+                {choices.iter().enumerate().map(|(i, c)| {
+                    let label = format_value(*c, &unit_c);
+                    let input_id = format!("{name}-{i}");
+                    let mark = move || outcome().map(|o| {
+                        if o.closest == Some(i) {
+                            if o.choice == Some(i) { " ✓ your prediction, closest" } else { " ✓ closest" }
+                        } else if o.choice == Some(i) {
+                            " ✗ your prediction"
+                        } else {
+                            ""
+                        }
+                    }).unwrap_or("");
+                    view! {
+                        <span class="choice"
+                            class:closest=move || outcome().is_some_and(|o| o.closest == Some(i))
+                            class:missed=move || outcome().is_some_and(|o| o.choice == Some(i) && o.closest != Some(i))>
+                            <input type="radio" id=input_id.clone() name=name.clone() data-testid="lesson-choice"
+                                prop:checked=move || choice.get() == Some(i)
+                                on:change=move |_| choice.set(Some(i)) />
+                            <label for=input_id>{label}<span class="mark" data-testid="lesson-mark">{mark}</span></label>
+                        </span>
+                    }
+                }).collect_view()}
+            </fieldset>
+            {move || (!revealed()).then(|| view! {
+                <p class="reveal-row">
+                    <button type="button" class="primary" data-testid="lesson-reveal"
+                        disabled=move || choice.get().is_none()
+                        aria-describedby="lesson-reveal-hint"
+                        on:click=reveal.clone()>
+                        "Reveal the model's answer"
+                    </button>
+                    " "
+                    <span class="hint" id="lesson-reveal-hint">
+                        {move || if choice.get().is_none() {
+                            "Make your prediction first: the results, charts and timeline stay hidden until you reveal."
+                        } else {
+                            "The results, charts and timeline stay hidden until you reveal."
+                        }}
+                    </span>
+                </p>
+            })}
+            <div aria-live="polite">
+                {move || outcome().map(|o| {
+                    let verdict = match (o.choice, o.closest) {
+                        (Some(m), Some(b)) if m == b => "Your prediction was the closest.".to_string(),
+                        (Some(_), Some(b)) => format!("The closest choice was {}.", format_value(step.choices[b], &unit)),
+                        _ => String::new(),
+                    };
+                    match o.answer {
+                        Ok(v) => view! {
+                            <div class="answer" id=ANSWER tabindex="-1" data-testid="lesson-answer">
+                                <p><strong>{format!("The model says {}.", format_value(v, &unit))}</strong> " " {verdict}</p>
+                                <p>{step.explain.clone()}</p>
+                                <p class="hint"><a href="#results" on:click=move |ev| { ev.prevent_default(); super::page::jump_to(lab, "results") }>"See it in the explorer"</a></p>
+                            </div>
+                        }.into_any(),
+                        Err(e) => view! { <p class="problem" id=ANSWER tabindex="-1" data-testid="lesson-answer">{e}</p> }.into_any(),
+                    }
+                })}
+            </div>
+            <div class="lesson-nav">
+                <button type="button" disabled=k == 0 on:click=move |_| go.run((l_prev.clone(), k.saturating_sub(1)))>"Previous"</button>
+                {if k + 1 < n {
+                    view! { <button type="button" data-testid="lesson-next" on:click=move |_| go.run((l_next.clone(), k + 1))>"Next step"</button> }.into_any()
+                } else {
+                    view! { <button type="button" data-testid="lesson-next" on:click=move |_| finish.run(())>"Finish: see your summary"</button> }.into_any()
+                }}
+                <button type="button" data-testid="lesson-exit" on:click=move |_| exit.run(())>"Exit lesson"</button>
+                <a href=move || format!("#{}", lab.hash())>"Link to this step"</a>
+                <span class="hint" data-testid="lesson-progress">{move || {
+                    let (a, r, _) = progress.with(|p| p.score());
+                    if r > 0 { format!("Closest predictions so far: {a} of {r}") } else { String::new() }
+                }}</span>
+            </div>
+        </div>
     }
 }

@@ -8,6 +8,7 @@ pub mod embed;
 pub mod explainer;
 pub mod hooks;
 pub mod lessons;
+pub mod page;
 pub mod results;
 pub mod run;
 pub mod state;
@@ -27,6 +28,7 @@ use state::{read_hash, write_hash, Lab};
 pub fn mount() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(App);
+    page::remove_prerender();
 }
 
 /// Copies the link to this view, or selects it in a field when the clipboard is not available
@@ -57,17 +59,26 @@ fn numbers_json(lab: &Lab) -> String {
 pub fn App() -> impl IntoView {
     let lab = Lab::new(&read_hash());
     provide_context(lab);
-    // The view lives in the URL hash (replaceState: no Back-button entries in an iframe).
-    // Debounced: replaceState costs about a millisecond and Chrome throttles frequent calls,
-    // so the hash follows a dragged slider once it rests.
+    page::use_theme(lab);
+    // The view lives in the URL hash: replaceState, except that a discrete action (a preset, a
+    // lesson step, "show me") in the top-level page adds a Back-button entry; an iframe never
+    // does. Debounced: replaceState costs about a millisecond and Chrome throttles frequent
+    // calls, so the hash follows a dragged slider once it rests.
     let pending = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |_| {
-        let h = lab.hash();
+        // Tracks everything the hash is made of; the timer writes the view as it is then.
+        let _ = lab.hash();
         if let Some(t) = pending.get_value() {
             t.clear();
         }
         let t = set_timeout_with_handle(
-            move || write_hash(&h),
+            move || {
+                let push = lab.push_next.get_value() && lab.embed.get_value().is_none();
+                lab.push_next.set_value(false);
+                // The view as it is now: Back pressed twice quickly must not write an older view
+                // over the entry it arrived at.
+                write_hash(&lab.hash(), push)
+            },
             std::time::Duration::from_millis(120),
         );
         pending.set_value(t.ok());
@@ -85,16 +96,12 @@ pub fn App() -> impl IntoView {
         return view! { <Embed widget=widget /> }.into_any();
     }
     let copied = RwSignal::new(String::new());
-    // In-page links scroll without touching the hash, which holds the scenario.
-    let jump = |id: &'static str| {
+    // In-page links scroll without touching the hash, which holds the scenario; Back undoes
+    // the jump.
+    let jump = move |id: &'static str| {
         move |ev: leptos::ev::MouseEvent| {
             ev.prevent_default();
-            if let Some(el) = document().get_element_by_id(id) {
-                el.scroll_into_view();
-                if let Some(h) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&el) {
-                    let _ = h.focus();
-                }
-            }
+            page::jump_to(lab, id);
         }
     };
     view! {
@@ -103,6 +110,11 @@ pub fn App() -> impl IntoView {
             <h1>"GPU Scaling Lab"</h1>
             <p class="tagline">
                 "Why doubling the GPUs rarely halves the training time: pick a cluster and a model, and see where the time goes — computed in your browser by a cost model checked against published measurements."
+            </p>
+            // The same answer as the static first screen in index.html, which this page replaces.
+            <p class="headline" data-testid="headline">
+                <strong>"Because the GPUs wait"</strong>
+                " — for each other's gradients to cross the network, for serial work, for input data, or because the model had to be split."
             </p>
             <nav class="jump" aria-label="Sections">
                 <a href="#why" on:click=jump("why")>"Why"</a>
@@ -127,6 +139,7 @@ pub fn App() -> impl IntoView {
                 <span class="hint" aria-live="polite" data-testid="copy-status">{move || copied.get()}</span>
             </div>
         </header>
+        <page::ProblemBanner />
         <div class="page" class:projector=move || lab.projector.get()>
             <Explainer />
             <Lessons />
@@ -134,20 +147,15 @@ pub fn App() -> impl IntoView {
                 <section class="controls" aria-label="Controls">
                     <Controls />
                 </section>
-                <section class="results" id="results" tabindex="-1" aria-label="Results">
-                    {move || {
-                        let errs = lab.errors.get();
-                        (!errs.is_empty()).then(|| view! {
-                            <div class="error" role="alert" data-testid="error">
-                                {errs.iter().map(|e| view! {
-                                    <p>{format!("{e}.")} " " <span class="hint">"The default is used for this key."</span></p>
-                                }).collect_view()}
-                            </div>
-                        })
-                    }}
+                <section class="results" id="results" tabindex="-1" aria-label="Results"
+                    class:masked=move || lab.answer_hidden.get()
+                    class:infeasible=move || lab.result.with(|r| r.as_ref().is_ok_and(|r| !r.memory.fits()))>
+                    <page::MaskNote what="The results" />
                     <Results />
                 </section>
-                <section class="charts" id="charts" aria-label="Scaling charts">
+                <section class="charts" id="charts" aria-label="Scaling charts"
+                    class:masked=move || lab.answer_hidden.get()>
+                    <page::MaskNote what="The charts" />
                     <ChartPanel kind=Kind::Speedup testid="chart-speedup" title="Speedup: ideal, this cluster, and Amdahl's law" />
                     <ChartPanel kind=Kind::Efficiency testid="chart-efficiency" title="Efficiency: how much of each added GPU you keep" />
                     <ChartPanel kind=Kind::Breakdown testid="chart-breakdown" title="Where the time goes: the step, stragglers and failures" />
@@ -155,7 +163,9 @@ pub fn App() -> impl IntoView {
                     <topology::TopologyPanel />
                     <ChartPanel kind=Kind::Compare testid="chart-compare" title="The same job on other networks" />
                 </section>
-                <section class="animation" id="animation" tabindex="-1" aria-label="All-reduce animation and step timeline">
+                <section class="animation" id="animation" tabindex="-1" aria-label="All-reduce animation and step timeline"
+                    class:masked=move || lab.answer_hidden.get()>
+                    <page::MaskNote what="The animation and the timeline" />
                     <AnimationPanel />
                     <TimelinePanel />
                 </section>

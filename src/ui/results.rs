@@ -37,6 +37,12 @@ pub fn Results() -> impl IntoView {
     view! {
         <h2>"At " {move || group(lab.scenario.with(|s| s.gpus))} " GPUs"</h2>
         {move || r.with(|r| r.as_ref().err().map(|e| view! { <p class="problem">{e.clone()}</p> }))}
+        {move || r.with(|r| r.as_ref().is_ok_and(|r| !r.memory.fits())).then(|| view! {
+            <p class="infeasible-note" data-testid="infeasible">
+                <strong>"Does not fit in memory"</strong>
+                " — these numbers are what it would do if it fit."
+            </p>
+        })}
         <dl class="figures">
             <div>
                 <dt>"Step time"</dt>
@@ -110,6 +116,14 @@ pub fn Results() -> impl IntoView {
             {move || lab.verdict.with(|v| v.as_ref().map(|v| view! {
                 <p><strong>{v.text.clone()}</strong></p>
                 <p>{v.advice.clone()}</p>
+                {v.fix.clone().map(|f| {
+                    let q = f.scenario.to_query();
+                    view! {
+                        <button type="button" class="apply-fix" data-testid="apply-fix" on:click=move |_| lab.load(&q)>
+                            {crate::classroom::fix_label(&f.changes)}
+                        </button>
+                    }
+                })}
             }))}
         </div>
         <CollectiveCard />

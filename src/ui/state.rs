@@ -39,6 +39,55 @@ pub struct Lab {
     pub lesson: RwSignal<Option<(String, usize)>>,
     /// The single widget shown in embed mode (fixed at load).
     pub embed: StoredValue<Option<String>>,
+    /// While a lesson step waits for the reader's prediction, everything that shows its answer
+    /// is masked (set by the lesson panel).
+    pub answer_hidden: RwSignal<bool>,
+    /// The colour theme asked for by the link (`theme=light|dark|auto`), so an embed follows
+    /// its host page.
+    pub theme: RwSignal<Theme>,
+    /// Whether an embedded widget shows its own heading (`heading=0` hides it; fixed at load).
+    pub heading: StoredValue<bool>,
+    /// The next hash write adds a Back-button entry (a discrete action in the top-level page).
+    pub push_next: StoredValue<bool>,
+}
+
+/// The colour theme: the system's (`auto`) or one forced by the link.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Theme {
+    #[default]
+    Auto,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    /// Parses `light`, `dark` or `auto`.
+    pub fn parse(v: &str) -> Option<Theme> {
+        match v {
+            "auto" => Some(Theme::Auto),
+            "light" => Some(Theme::Light),
+            "dark" => Some(Theme::Dark),
+            _ => None,
+        }
+    }
+
+    /// The value in the hash.
+    pub fn id(self) -> &'static str {
+        match self {
+            Theme::Auto => "auto",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+
+    /// `Some(dark)` when forced, `None` when the system decides.
+    pub fn forced_dark(self) -> Option<bool> {
+        match self {
+            Theme::Auto => None,
+            Theme::Light => Some(false),
+            Theme::Dark => Some(true),
+        }
+    }
 }
 
 /// A hash split into the page's own keys and the scenario string.
@@ -46,8 +95,17 @@ pub struct Lab {
 pub struct Route {
     pub embed: Option<String>,
     pub lesson: Option<String>,
+    /// The lesson step, from 0; `usize::MAX` when the link's step is not a number from 1.
     pub step: usize,
     pub scenario: String,
+    /// `theme=`; `None` when absent.
+    pub theme: Option<Theme>,
+    /// `projector=1`.
+    pub projector: bool,
+    /// `heading=0` hides an embedded widget's own heading.
+    pub no_heading: bool,
+    /// Problems with the page keys (a misspelt theme), named for the reader.
+    pub problems: Vec<ModelError>,
 }
 
 impl Route {
@@ -63,7 +121,22 @@ impl Route {
             match pair.split_once('=') {
                 Some(("embed", v)) => r.embed = Some(v.to_string()),
                 Some(("lesson", v)) => r.lesson = Some(v.to_string()),
-                Some(("step", v)) => r.step = v.parse::<usize>().unwrap_or(1).max(1) - 1,
+                Some(("step", v)) => {
+                    r.step = v
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|n| *n >= 1)
+                        .map_or(usize::MAX, |n| n - 1)
+                }
+                Some(("theme", v)) => match Theme::parse(v) {
+                    Some(t) => r.theme = Some(t),
+                    None => r.problems.push(ModelError::new(
+                        "theme",
+                        format!("'{v}' is not a theme; accepted: light, dark, auto"),
+                    )),
+                },
+                Some(("projector", v)) => r.projector = v == "1",
+                Some(("heading", v)) => r.no_heading = v == "0",
                 _ => rest.push(pair),
             }
         }
@@ -72,13 +145,25 @@ impl Route {
     }
 
     /// The page keys as a hash prefix (`embed=speedup&`), empty when there are none.
-    fn prefix(embed: &Option<String>, lesson: &Option<(String, usize)>) -> String {
+    fn prefix(lab: &Lab) -> String {
         let mut p = String::new();
-        if let Some(e) = embed {
+        if let Some(e) = lab.embed.get_value() {
             p.push_str(&format!("embed={e}&"));
         }
-        if let Some((id, step)) = lesson {
-            p.push_str(&format!("lesson={id}&step={}&", step + 1));
+        if !lab.heading.get_value() {
+            p.push_str("heading=0&");
+        }
+        let theme = lab.theme.get();
+        if theme != Theme::Auto {
+            p.push_str(&format!("theme={}&", theme.id()));
+        }
+        if lab.projector.get() {
+            p.push_str("projector=1&");
+        }
+        if let Some((id, step)) = lab.lesson.get() {
+            // An invalid step stays invalid (0) rather than wrapping.
+            let n = step.checked_add(1).unwrap_or(0);
+            p.push_str(&format!("lesson={id}&step={n}&"));
         }
         p
     }
@@ -94,7 +179,8 @@ impl Lab {
         } else {
             route.scenario.as_str()
         };
-        let (sc, errs) = Scenario::parse_lenient(hash);
+        let (sc, mut errs) = Scenario::parse_lenient(hash);
+        errs.extend(route.problems.iter().cloned());
         let scenario = RwSignal::new(sc);
         // What the step reads: the scenario without the run's keys (price, failures, …), so
         // changing one of those re-sweeps nothing and redraws only the charts it moves.
@@ -151,28 +237,47 @@ impl Lab {
             compare_curves,
             run,
             shares,
-            projector: RwSignal::new(false),
+            projector: RwSignal::new(route.projector),
             lesson: RwSignal::new(route.lesson.map(|l| (l, route.step))),
             embed: StoredValue::new(route.embed),
+            answer_hidden: RwSignal::new(false),
+            theme: RwSignal::new(route.theme.unwrap_or_default()),
+            heading: StoredValue::new(!route.no_heading),
+            push_next: StoredValue::new(false),
         }
     }
 
     /// The whole hash for the current view: page keys, then the scenario.
     pub fn hash(&self) -> String {
         let q = self.scenario.with(|s| s.to_query());
-        let lesson = self.lesson.get();
-        format!("{}{q}", Route::prefix(&self.embed.get_value(), &lesson))
+        format!("{}{q}", Route::prefix(self))
     }
 
-    /// Follows a changed hash (edited by hand or by an embedding page).
+    /// Follows a changed hash (edited by hand, by an embedding page, or Back and Forward):
+    /// the lesson, the theme, projector mode and the scenario, adding no history entry.
     pub fn follow(&self, hash: &str) {
         let r = Route::parse(hash);
-        if r.lesson.is_some() {
-            self.lesson.set(r.lesson.map(|l| (l, r.step)));
+        let lesson = r.lesson.map(|l| (l, r.step));
+        if lesson != self.lesson.get_untracked() {
+            self.lesson.set(lesson);
+        }
+        if let Some(t) = r.theme {
+            self.theme.set(t);
+        }
+        if r.projector != self.projector.get_untracked() {
+            self.projector.set(r.projector);
         }
         if r.scenario != self.scenario.with_untracked(|s| s.to_query()) {
-            self.load(&r.scenario);
+            let (sc, errs) = Scenario::parse_lenient(&r.scenario);
+            self.errors.set(errs);
+            self.scenario.set(sc);
         }
+    }
+
+    /// Marks the next hash write as a discrete action: in the top-level page it adds a
+    /// Back-button entry (an embed never does).
+    pub fn push_history(&self) {
+        self.push_next.set_value(true);
     }
 
     /// Sets one scenario key from a control. A value that would make the scenario invalid is
@@ -194,8 +299,10 @@ impl Lab {
         }
     }
 
-    /// Replaces the whole scenario (a preset or a new URL hash).
+    /// Replaces the whole scenario: a discrete action (a preset, "show me", a lesson step) that
+    /// adds a Back-button entry in the top-level page.
     pub fn load(&self, query: &str) {
+        self.push_history();
         let (sc, errs) = Scenario::parse_lenient(query);
         self.errors.set(errs);
         self.scenario.set(sc);
@@ -257,17 +364,19 @@ pub fn read_hash() -> String {
         .to_string()
 }
 
-/// Writes the scenario into the URL hash with `replaceState`, so an embedding page's Back button
-/// gets no entries.
-pub fn write_hash(query: &str) {
+/// Writes the view into the URL hash: with `pushState` for a discrete action in the top-level
+/// page (`push`), else with `replaceState`, so a dragged slider and an embedding page's Back
+/// button get no entries.
+pub fn write_hash(query: &str, push: bool) {
     if read_hash() == query {
         return;
     }
     if let Ok(history) = window().history() {
-        let _ = history.replace_state_with_url(
-            &wasm_bindgen::JsValue::NULL,
-            "",
-            Some(&format!("#{query}")),
-        );
+        let url = format!("#{query}");
+        let _ = if push {
+            history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        } else {
+            history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        };
     }
 }

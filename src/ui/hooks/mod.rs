@@ -13,6 +13,6 @@ pub mod use_reduced_motion;
 pub use use_element_size::{use_element_size, ElementSize};
 pub use use_intersection::use_intersection;
 pub use use_media_query::use_media_query;
-pub use use_prefers_dark::use_prefers_dark;
+pub use use_prefers_dark::{use_prefers_dark, ThemeOverride};
 pub use use_raf::{use_raf, use_raf_with_options, Pausable, RafArgs, UseRafOptions};
 pub use use_reduced_motion::use_reduced_motion;

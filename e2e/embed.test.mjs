@@ -1,0 +1,145 @@
+// Embedding for docs-site maintainers (issue 15, point 10): theme= in the hash and embed.js
+// following the host's theme toggle without reloading, heading=0, a narrow column, a misspelt
+// widget name, and snippets that are full-width with allow="fullscreen".
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { start, openPage, shots } from './harness.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env.close(); });
+
+// The colour a reader sees behind the text: the body's, else the root's.
+const bg = (frameOrPage) => frameOrPage.evaluate(() => {
+  const b = getComputedStyle(document.body).backgroundColor;
+  return b && b !== 'rgba(0, 0, 0, 0)' ? b : getComputedStyle(document.documentElement).backgroundColor;
+});
+const isDark = (rgb) => { const [r, g, b] = rgb.match(/\d+/g).map(Number); return r + g + b < 200; };
+
+async function host(viewport, deviceScaleFactor = 1) {
+  const context = await env.browser.newContext({ viewport, deviceScaleFactor });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(env.base + 'public/embed.html');
+  await page.waitForFunction(() => new Set(window.received.map((m) => m.widget)).size >= 5, null, { timeout: 20000 });
+  return { page, context, errors };
+}
+
+test('every snippet on embed.html is full-width with allow="fullscreen"; so is every live widget', async () => {
+  const { page, context, errors } = await host({ width: 1280, height: 800 }, 2);
+  const snippets = await page.locator('pre code').allTextContents();
+  const frames = snippets.filter((s) => s.includes('<iframe'));
+  assert.ok(frames.length >= 4, `iframe snippets: ${frames.length}`);
+  for (const s of frames) {
+    assert.match(s, /allow="fullscreen"/, s);
+    assert.match(s, /width: ?(100%|'100%')/, s);
+  }
+  for (const recipe of ['Plain HTML', 'mdBook', 'Docusaurus', 'MkDocs', 'embed.js']) {
+    assert.equal(await page.locator('h2', { hasText: recipe }).count(), 1, `no ${recipe} recipe`);
+  }
+  // The live widgets, including the one embed.js made from a placeholder.
+  const live = await page.evaluate(() => [...document.querySelectorAll('iframe')].map((f) => ({
+    id: f.id, allow: f.getAttribute('allow'), w: f.getBoundingClientRect().width,
+    parent: (() => { const p = f.parentElement; const cs = getComputedStyle(p); return p.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight); })(),
+  })));
+  assert.ok(live.some((f) => f.id === 'demo-host'), 'embed.js replaced the placeholder');
+  for (const f of live) {
+    assert.equal(f.allow, 'fullscreen', f.id);
+    assert.ok(Math.abs(f.w - f.parent) <= 1, `${f.id} is ${f.w} of ${f.parent}`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('embed.js keeps a data-theme="host" widget in the host page\'s theme, without reloading it', async () => {
+  for (const [name, viewport, dpr] of [['1280', { width: 1280, height: 800 }, 2], ['390', { width: 390, height: 844 }, 2]]) {
+    const { page, context, errors } = await host(viewport, dpr);
+    // embed.js makes lazy frames: this one loads when scrolled to.
+    await page.locator('#demo-host').scrollIntoViewIfNeeded();
+    await page.frameLocator('#demo-host').locator('[data-testid=app]').waitFor();
+    const inner = page.frame({ url: /embed=timeline&theme=|embed=timeline&heading=0/ }) || page.frames().find((f) => f.url().includes('embed=timeline') && f.url().includes('heading=0'));
+    assert.ok(inner, 'the host-themed frame');
+    await inner.evaluate(() => { window.__notReloaded = true; });
+    assert.equal(isDark(await bg(inner)), false);
+    // heading=0: the widget's own heading is out of sight but still there for screen readers.
+    const h = await inner.evaluate(() => { const e = document.querySelector('.embed h2'); const r = e.getBoundingClientRect(); return { w: r.width, text: e.textContent }; });
+    assert.ok(h.w <= 1 && h.text.length > 5, JSON.stringify(h));
+    await page.locator('#host-theme').click();
+    await inner.waitForFunction(() => document.documentElement.getAttribute('data-theme') === 'dark');
+    assert.ok(isDark(await bg(inner)), 'the widget turned dark');
+    assert.equal(await inner.evaluate(() => window.__notReloaded), true, 'no reload');
+    assert.match(inner.url(), /theme=dark/);
+    await page.locator('#demo-host').scrollIntoViewIfNeeded();
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(shots, `embed-host-dark-${name}.png`) });
+    await page.locator('#host-theme').click();
+    await inner.waitForFunction(() => document.documentElement.getAttribute('data-theme') === 'light');
+    assert.equal(isDark(await bg(inner)), false);
+    // The narrow column: nothing in the widget scrolls sideways.
+    await page.locator('#demo-narrow').scrollIntoViewIfNeeded();
+    const narrow = page.frames().find((f) => f.url().includes('embed=calculator&heading=0'));
+    await narrow.waitForSelector('[data-testid=step-time]');
+    const over = await narrow.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(over <= 1, `${name}: the 360 px widget scrolls sideways by ${over}px`);
+    await page.locator('#demo-narrow').scrollIntoViewIfNeeded();
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: path.join(shots, `embed-narrow-${name}.png`) });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test('theme= in the hash forces light or dark, and follows a change of the hash', async () => {
+  const { page, context, problems } = await openPage(env, 'embed=calculator&theme=dark&gpus=64&gpu=h100&inter=ib-ndr', { colorScheme: 'light', deviceScaleFactor: 2 });
+  await page.waitForFunction(() => document.documentElement.getAttribute('data-theme') === 'dark');
+  assert.ok(isDark(await bg(page)));
+  await page.screenshot({ path: path.join(shots, 'embed-theme-dark.png') });
+  await page.evaluate(() => { location.hash = location.hash.replace('theme=dark', 'theme=light'); });
+  await page.waitForFunction(() => document.documentElement.getAttribute('data-theme') === 'light');
+  assert.equal(isDark(await bg(page)), false);
+  assert.deepEqual(problems.console, []);
+  await context.close();
+  // With a dark system and theme=light, the page is light; theme=auto (default) follows the system.
+  const light = await openPage(env, 'embed=speedup&theme=light', { colorScheme: 'dark' });
+  await light.page.waitForTimeout(200);
+  assert.equal(isDark(await bg(light.page)), false);
+  await light.context.close();
+  const auto = await openPage(env, 'embed=speedup', { colorScheme: 'dark' });
+  await auto.page.waitForTimeout(200);
+  assert.ok(isDark(await bg(auto.page)));
+  await auto.context.close();
+});
+
+test('a misspelt widget name is a named message with a suggestion', async () => {
+  for (const [name, opts] of [['1280', {}], ['390', { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 }]]) {
+    const { page, context, problems } = await openPage(env, 'embed=spedup&gpus=64', opts);
+    const msg = await page.locator('[data-testid=embed-error]').textContent();
+    assert.match(msg, /no widget 'spedup'/);
+    assert.match(msg, /Did you mean 'speedup'\?/);
+    assert.match(msg, /calculator, speedup, animation, timeline, lesson/);
+    await page.screenshot({ path: path.join(shots, `embed-typo-${name}.png`) });
+    assert.deepEqual(problems.console, []);
+    await context.close();
+  }
+});
+
+test('axe-core: embeds in dark and light themes, with heading=0', async () => {
+  const require = createRequire(import.meta.url);
+  const axePath = require.resolve('axe-core/axe.min.js');
+  for (const hash of ['embed=calculator&theme=dark&gpus=64', 'embed=lesson&theme=light&heading=0&lesson=leaving-the-box', 'embed=speedup&heading=0&theme=dark']) {
+    const { page, context } = await openPage(env, hash);
+    await page.waitForTimeout(400);
+    await page.addScriptTag({ path: axePath });
+    const result = await page.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+    });
+    const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(bad, [], `${hash}: ${JSON.stringify(bad, null, 1)}`);
+    await context.close();
+  }
+});

@@ -1,0 +1,143 @@
+// Lessons as a class uses them (issue 15, point 1): until a step is revealed, nothing on the
+// page gives its answer away; the reveal marks the closest choice and keeps the score; each
+// lesson ends with a summary; a link to a lesson or step that does not exist says so; focus
+// follows the reader.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { start, openPage, shots } from './harness.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env.close(); });
+
+const phone = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+const visible = (page, sel) => page.locator(sel).first().isVisible();
+const activeId = (page) => page.evaluate(() => document.activeElement && document.activeElement.id);
+
+/** Waits for focus to land on the element with this id (focus moves after the next frame). */
+async function focusOn(page, id) {
+  await page.waitForFunction((id) => document.activeElement && document.activeElement.id === id, id, { timeout: 5000 });
+}
+
+test('an unrevealed step hides every number that answers it; the reveal shows them', async () => {
+  for (const [name, opts] of [['1280', { deviceScaleFactor: 2 }], ['390', phone]]) {
+    const { page, context, problems } = await openPage(env, 'lesson=leaving-the-box&step=1', opts);
+    await page.locator('[data-testid=lesson]').waitFor();
+    // The scenario is the lesson's; the answers are not on screen.
+    await page.waitForFunction(() => document.querySelector('[data-testid=inter]').value === 'tcp100');
+    for (const id of ['step-time', 'speedup', 'memory', 'collective', 'bottleneck', 'chart-speedup', 'chart-breakdown', 'anim-canvas']) {
+      assert.equal(await visible(page, `[data-testid=${id}]`), false, `${name}: ${id} is visible before the reveal`);
+    }
+    assert.equal(await page.locator('[data-testid=mask-note]').count(), 3);
+    assert.match(await page.locator('[data-testid=mask-note]').first().textContent(), /Make your prediction first/);
+    // No reveal without a prediction.
+    assert.equal(await page.locator('[data-testid=lesson-reveal]').isDisabled(), true);
+    await page.screenshot({ path: path.join(shots, `lesson-masked-${name}.png`), fullPage: name === '390' });
+    await page.locator('[data-testid=lesson-choice]').nth(1).check();
+    await page.locator('[data-testid=lesson-reveal]').click();
+    await page.locator('[data-testid=lesson-answer]').waitFor();
+    await focusOn(page, 'lesson-answer');
+    for (const id of ['step-time', 'speedup', 'memory', 'collective', 'chart-speedup', 'anim-canvas']) {
+      assert.equal(await visible(page, `[data-testid=${id}]`), true, `${name}: ${id} is still hidden after the reveal`);
+    }
+    assert.equal(await page.locator('[data-testid=mask-note]').count(), 0);
+    // The closest choice is marked, and so is a prediction that was not.
+    assert.equal(await page.locator('.choice.closest').count(), 1);
+    assert.match(await page.locator('.choice.closest').textContent(), /closest/);
+    assert.match(await page.locator('[data-testid=lesson-progress]').textContent(), /Closest predictions so far: [01] of 1/);
+    await page.locator('.lessons').screenshot({ path: path.join(shots, `lesson-revealed-${name}.png`) });
+    if (name === '390') {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 1, `the lesson scrolls sideways by ${overflow}px on a phone`);
+    }
+    assert.deepEqual(problems.console, []);
+    await context.close();
+  }
+});
+
+test('a lesson ends with a summary and the score, then the next lesson or the list', async () => {
+  const { page, context, problems } = await openPage(env, '', { deviceScaleFactor: 2 });
+  await page.locator('[data-testid=lesson-start-leaving-the-box]').click();
+  await focusOn(page, 'lesson-heading');
+  // Step 1: find the closest choice after revealing, so step 2 can be answered wrongly on purpose.
+  await page.locator('[data-testid=lesson-choice]').first().check();
+  await page.locator('[data-testid=lesson-reveal]').click();
+  await page.locator('[data-testid=lesson-answer]').waitFor();
+  const firstHit = await page.locator('.choice.closest input').first().isChecked();
+  await page.locator('[data-testid=lesson-next]').click();
+  await page.waitForFunction(() => location.hash.includes('step=2'));
+  await focusOn(page, 'lesson-heading');
+  assert.equal(await page.locator('[data-testid=mask-note]').count(), 3, 'the new step hides its answer again');
+  await page.locator('[data-testid=lesson-choice]').first().check();
+  await page.locator('[data-testid=lesson-reveal]').click();
+  await page.locator('[data-testid=lesson-answer]').waitFor();
+  const secondHit = await page.locator('.choice.closest input').first().isChecked();
+  await page.locator('[data-testid=lesson-next]').click();
+  const summary = page.locator('[data-testid=lesson-summary]');
+  await summary.waitFor();
+  await focusOn(page, 'lesson-summary-title');
+  const hits = Number(firstHit) + Number(secondHit);
+  assert.match(await summary.textContent(), new RegExp(`${hits} of 2 closest`));
+  assert.equal(await summary.locator('li').count(), 2, 'one line per step');
+  assert.match(await summary.locator('li').first().textContent(), /The model says/);
+  assert.equal(await page.locator('[data-testid=mask-note]').count(), 0);
+  await page.locator('.lessons').screenshot({ path: path.join(shots, 'lesson-summary-1280.png') });
+  // Next lesson starts the following lesson at its first step.
+  await page.locator('[data-testid=lesson-next-lesson]').click();
+  await page.waitForFunction(() => location.hash.includes('step=1') && !location.hash.includes('leaving-the-box'));
+  await focusOn(page, 'lesson-heading');
+  // Exit goes back to the list, focus on its heading, nothing masked.
+  await page.locator('[data-testid=lesson-exit]').click();
+  await page.locator('[data-testid=lesson-start-leaving-the-box]').waitFor();
+  await focusOn(page, 'lessons-title');
+  await page.waitForFunction(() => !location.hash.includes('lesson='));
+  assert.equal(await page.locator('[data-testid=mask-note]').count(), 0);
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('a link to a lesson or a step that does not exist names the problem', async () => {
+  const { page, context, problems } = await openPage(env, 'lesson=leaving-the-bx&step=1');
+  const msg = await page.locator('[data-testid=lesson-error]').textContent();
+  assert.match(msg, /no lesson 'leaving-the-bx'/);
+  assert.match(msg, /Did you mean 'leaving-the-box'/);
+  assert.ok(await page.locator('[data-testid=lesson-start-leaving-the-box]').isVisible(), 'the list is offered');
+  assert.equal(await page.locator('[data-testid=mask-note]').count(), 0);
+  await page.locator('.lessons').screenshot({ path: path.join(shots, 'lesson-unknown-id.png') });
+  await context.close();
+
+  const bad = await openPage(env, 'lesson=leaving-the-box&step=9', phone);
+  assert.match(await bad.page.locator('[data-testid=lesson-error]').textContent(), /has 2 steps; this link asks for step 9/);
+  await bad.page.locator('.lessons').screenshot({ path: path.join(shots, 'lesson-unknown-step-390.png') });
+  await bad.page.getByRole('button', { name: 'Start this lesson at step 1' }).click();
+  await bad.page.locator('[data-testid=lesson]').waitFor();
+  assert.deepEqual([...problems.console, ...bad.problems.console], []);
+  await bad.context.close();
+});
+
+test('axe-core: a masked lesson step, its revealed state and the summary', async () => {
+  const require = createRequire(import.meta.url);
+  const axePath = require.resolve('axe-core/axe.min.js');
+  const { page, context } = await openPage(env, 'lesson=leaving-the-box&step=2');
+  await page.locator('[data-testid=lesson]').waitFor();
+  const check = async (what) => {
+    await page.addScriptTag({ path: axePath });
+    const result = await page.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+    });
+    const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(bad, [], `${what}: ${JSON.stringify(bad, null, 1)}`);
+  };
+  await check('masked step');
+  await page.locator('[data-testid=lesson-choice]').first().check();
+  await page.locator('[data-testid=lesson-reveal]').click();
+  await page.locator('[data-testid=lesson-answer]').waitFor();
+  await check('revealed step');
+  await page.locator('[data-testid=lesson-next]').click();
+  await page.locator('[data-testid=lesson-summary]').waitFor();
+  await check('summary');
+  await context.close();
+});

@@ -1,0 +1,140 @@
+//! Page-level pieces shared by the full page and the embeds: the problem banner at the top, the
+//! note that stands in for answers a lesson has not revealed yet, the theme the link asks for,
+//! section jumps that Back undoes, and the hand-over from the static first screen.
+
+use super::hooks::ThemeOverride;
+use super::state::Lab;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The static first screen in `index.html`, shown before any WebAssembly runs.
+pub const PRERENDER_ID: &str = "prerender";
+
+/// Removes the static first screen once the live app is on the page.
+pub fn remove_prerender() {
+    if let Some(el) = document().get_element_by_id(PRERENDER_ID) {
+        el.remove();
+    }
+}
+
+/// Messages with their repeat counts, in first-seen order: the same message twice is one line.
+pub fn collapse(messages: &[String]) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for m in messages {
+        match out.iter_mut().find(|(t, _)| t == m) {
+            Some((_, n)) => *n += 1,
+            None => out.push((m.clone(), 1)),
+        }
+    }
+    out
+}
+
+/// The link's problems (a bad key, a misspelt theme), near the top of the page where a reader
+/// arriving from a link sees them; a repeated message is shown once with its count.
+#[component]
+pub fn ProblemBanner() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    move || {
+        let msgs: Vec<String> = lab
+            .errors
+            .with(|e| e.iter().map(|e| e.to_string()).collect());
+        (!msgs.is_empty()).then(|| {
+            let lines = collapse(&msgs);
+            view! {
+                <div class="error problem-banner" role="alert" data-testid="error">
+                    {lines.into_iter().map(|(m, n)| view! {
+                        <p>
+                            {format!("{m}.")}
+                            {(n > 1).then(|| view! { <span class="repeat" data-testid="error-repeat">{format!(" (×{n})")}</span> })}
+                            " " <span class="hint">"The default is used for this key."</span>
+                        </p>
+                    }).collect_view()}
+                    <button type="button" class="dismiss" on:click=move |_| lab.errors.set(Vec::new())>
+                        "Dismiss"
+                    </button>
+                </div>
+            }
+        })
+    }
+}
+
+/// Stands in for a region whose numbers would give a lesson's answer away, until the reader
+/// reveals it.
+#[component]
+pub fn MaskNote(
+    /// What is hidden, for the sentence ("The results").
+    what: &'static str,
+) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    move || {
+        lab.answer_hidden.get().then(|| {
+            view! {
+                <div class="mask-note" data-testid="mask-note">
+                    <p>
+                        <strong>"Make your prediction first."</strong>
+                        {format!(" {what} appear when you reveal the lesson's answer.")}
+                    </p>
+                    <button type="button" on:click=move |_| focus_by_id("lesson-question")>
+                        "Back to the question"
+                    </button>
+                </div>
+            }
+        })
+    }
+}
+
+/// Focuses an element by id (scrolling it into view), once the current render is on screen.
+pub fn focus_by_id(id: &'static str) {
+    request_animation_frame(move || {
+        if let Some(el) = document().get_element_by_id(id) {
+            if let Some(h) = el.dyn_ref::<web_sys::HtmlElement>() {
+                let _ = h.focus();
+            }
+        }
+    });
+}
+
+/// Focuses an element by id and scrolls it to the top of the view (the start of a lesson).
+pub fn focus_to_top(id: &'static str) {
+    request_animation_frame(move || {
+        if let Some(el) = document().get_element_by_id(id) {
+            if let Some(h) = el.dyn_ref::<web_sys::HtmlElement>() {
+                let _ = h.focus();
+            }
+            el.scroll_into_view();
+        }
+    });
+}
+
+/// Applies the link's theme: `data-theme` on the root element for the CSS, and the forced
+/// value as context so canvases draw in the same colours.
+pub fn use_theme(lab: Lab) {
+    provide_context(ThemeOverride(Signal::derive(move || {
+        lab.theme.get().forced_dark()
+    })));
+    Effect::new(move |_| {
+        let t = lab.theme.get();
+        if let Some(root) = document().document_element() {
+            let _ = match t.forced_dark() {
+                Some(_) => root.set_attribute("data-theme", t.id()),
+                None => root.remove_attribute("data-theme"),
+            };
+        }
+    });
+}
+
+/// Scrolls to a page section and focuses it; in the top-level page the jump is a Back-button
+/// entry (the same address: the hash holds the scenario), and Back scrolls back.
+pub fn jump_to(lab: Lab, id: &str) {
+    if lab.embed.get_value().is_none() {
+        if let Ok(h) = window().history() {
+            let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", None);
+        }
+    }
+    if let Some(el) = document().get_element_by_id(id) {
+        el.scroll_into_view();
+        if let Some(h) = el.dyn_ref::<web_sys::HtmlElement>() {
+            let _ = h.focus();
+        }
+    }
+}
