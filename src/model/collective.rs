@@ -1008,8 +1008,10 @@ fn costs(
                 let lo = prev_pow2(ideal.clamp(1.0, 64.0) as u32).min(64);
                 let hi = (lo * 2).min(64);
                 let slices = if time(hi) < time(lo) { hi } else { lo };
+                let per_slice = 1.0 / f64::from(slices);
                 let tick = RoundTime {
-                    transfer: x / f64::from(slices),
+                    transfer: x * per_slice,
+                    tiers: rt.tiers.map(|(b, t)| (b * per_slice, t * per_slice)),
                     ..rt
                 };
                 t.slices = slices;

@@ -10,7 +10,7 @@ use super::collective::{Algo, Op};
 use super::hardware::{self, Fabric, Gpu, Network, Precision};
 use super::scenario::{Attn, Model, Scaling, Scenario};
 use super::topology::{Attach, Placement, Routing};
-use super::units::{format_bytes, parse_bytes, parse_count, MAX_BYTES};
+use super::units::{format_bytes, format_count, parse_bytes, parse_count, MAX_BYTES};
 use super::workload::{self, Recompute};
 
 /// Largest GPU count the model accepts (the sweep's range).
@@ -334,6 +334,24 @@ field!(
     Placement,
     Routing
 );
+
+/// Counts show with a decimal suffix (`15T`), so a count field is a newtype.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Count(pub f64);
+
+impl Field for Option<Count> {
+    fn set_text(&mut self, v: &str, accepts: &Accepts) -> Result<(), String> {
+        *self = Some(Count(f64::parse(v, accepts)?));
+        Ok(())
+    }
+    fn text(&self) -> Option<String> {
+        self.map(|c| format_count(c.0))
+    }
+    fn unset(&mut self) -> bool {
+        *self = None;
+        true
+    }
+}
 
 /// Byte sizes show in their binary form (`1GiB`), so the size field is a newtype.
 #[derive(Clone, Copy, Debug, PartialEq)]

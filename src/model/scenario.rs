@@ -11,7 +11,7 @@ use super::collective::{Algo, Cluster, Op};
 use super::goodput;
 use super::hardware::{self, Fabric, Gpu, NetKind, Network, Precision};
 pub use super::keys::MAX_GPUS;
-use super::keys::{self, Bytes, KEYS};
+use super::keys::{self, Bytes, Count, KEYS};
 use super::topology::{self, Attach, Placement, Routing, Topology};
 use super::units::GIB;
 use super::workload::{self, Arch, Recompute, Workload};
@@ -163,11 +163,11 @@ pub struct Scenario {
     /// Checkpoint interval, minutes (default: Young's optimum).
     pub ckpt_interval: Option<f64>,
     /// Data budget, tokens.
-    pub tokens: Option<f64>,
+    pub tokens: Option<Count>,
     /// Data budget, samples.
-    pub samples: Option<f64>,
+    pub samples: Option<Count>,
     /// Critical batch, samples.
-    pub batch_noise: Option<f64>,
+    pub batch_noise: Option<Count>,
     /// Price per GPU-hour.
     pub price: f64,
     /// Calibration: multiplier on the intra-node bandwidth.
@@ -768,9 +768,9 @@ impl Scenario {
             ckpt_gbs: self.ckpt_gbs,
             restart_min: self.restart_min,
             ckpt_interval: self.ckpt_interval,
-            tokens: self.tokens,
-            samples: self.samples,
-            batch_noise: self.batch_noise,
+            tokens: self.tokens.map(|c| c.0),
+            samples: self.samples.map(|c| c.0),
+            batch_noise: self.batch_noise.map(|c| c.0),
             price: self.price,
             calib_intra: self.calib_intra,
             calib_net: self.calib_net,

@@ -64,6 +64,16 @@ pub fn parse_count(s: &str) -> Option<f64> {
     (x.is_finite() && x >= 0.0).then_some(x)
 }
 
+/// Formats a count with a decimal suffix when exact (`15T`, `2B`), else as a plain number.
+pub fn format_count(x: f64) -> String {
+    for (name, size) in [("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)] {
+        if x >= size && (x / size).fract() == 0.0 {
+            return format!("{}{name}", x / size);
+        }
+    }
+    format!("{x}")
+}
+
 /// Formats bytes with a binary suffix when exact (`1GiB`), else as a plain integer.
 pub fn format_bytes(b: f64) -> String {
     for (name, size) in BINARY_UNITS {
