@@ -10,7 +10,7 @@ use super::collective::{Algo, Op};
 use super::hardware::{self, Fabric, Gpu, Network, Precision};
 use super::scenario::{Attn, Model, Scaling, Scenario};
 use super::topology::{Attach, Placement, Routing};
-use super::units::{format_bytes, format_count, parse_bytes, parse_count, MAX_BYTES};
+use super::units::{format_bytes, format_count, parse_bytes, parse_count, thousands, MAX_BYTES};
 use super::workload::{self, Recompute};
 
 /// Largest GPU count the model accepts (the sweep's range).
@@ -58,26 +58,13 @@ impl Accepts {
     /// The accepted values in words, as the README and the errors state them.
     pub fn describe(&self) -> String {
         match self {
-            Accepts::Whole { lo, hi, .. } => format!("{}…{}", group(*lo), group(*hi)),
+            Accepts::Whole { lo, hi, .. } => format!("{}…{}", thousands(*lo), thousands(*hi)),
             Accepts::Number { lo, hi } => format!("{lo}…{hi:e}"),
             Accepts::Size { .. } => "1 … 1TiB, as `4096`, `64MiB`, `1GiB`, `1GB`".to_string(),
             Accepts::Count { lo, hi } => format!("{lo:e}…{hi:e}, as `15T`, `2B`, `1.2e9`"),
             Accepts::OneOf(ids) => ids().join(", "),
         }
     }
-}
-
-/// 65536 → "65,536".
-fn group(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 /// The commands a key applies to.

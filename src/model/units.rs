@@ -64,6 +64,19 @@ pub fn parse_count(s: &str) -> Option<f64> {
     (x.is_finite() && x >= 0.0).then_some(x)
 }
 
+/// A count with thousands separators: 65536 → "65,536".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
 /// Formats a count with a decimal suffix when exact (`15T`, `2B`), else as a plain number.
 pub fn format_count(x: f64) -> String {
     for (name, size) in [("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)] {

@@ -250,15 +250,7 @@ pub fn group(n: u32) -> String {
 
 /// [`group`] for larger counts (batches, samples).
 pub fn group_u64(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
+    crate::model::units::thousands(n)
 }
 
 /// A duration in a readable unit: "1.25 s", "3.4 ms", "12.0 µs".
