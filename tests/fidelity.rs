@@ -77,8 +77,8 @@ fn overlapped_collectives_slow_the_compute() {
     let q = "model=gpt2-xl&gpus=64&gpu=h100&inter=roce100&nics=1";
     let on = step(&format!("{q}&overlap=1"));
     let off = step(&format!("{q}&overlap=0"));
-    assert!(on.compute_ms > off.compute_ms);
-    assert!(on.step_ms < off.step_ms);
+    assert!(on.times.compute_ms > off.times.compute_ms);
+    assert!(on.times.step_ms < off.times.step_ms);
 }
 
 /// Fix 2: ZeRO-3 re-gathers weights for every micro-batch: its traffic grows with them.
@@ -104,10 +104,13 @@ fn attention_and_recomputation_are_separate_choices() {
         flash.memory_gib_per_gpu
     );
     assert!(eager.memory_gib_per_gpu > 3.0 * flash.memory_gib_per_gpu);
-    assert!(flash.step_ms < full.step_ms, "recomputation costs time");
+    assert!(
+        flash.times.step_ms < full.times.step_ms,
+        "recomputation costs time"
+    );
     assert!(full.memory_gib_per_gpu < flash.memory_gib_per_gpu);
     // Full recomputation is about one more forward pass: a third more compute.
-    let r = full.compute_ms / flash.compute_ms;
+    let r = full.times.compute_ms / flash.times.compute_ms;
     assert!((1.2..1.4).contains(&r), "{r}");
 }
 
@@ -154,7 +157,7 @@ fn interleaving_and_sequence_parallelism() {
     let q = "model=llama3-70b&gpus=64&tp=8&pp=4&micro=1&batch=32&zero=1";
     let v1 = step(q);
     let v2 = step(&format!("{q}&vpp=2"));
-    assert!((v1.bubble_ms / v2.bubble_ms - 2.0).abs() < 0.05);
+    assert!((v1.times.bubble_ms / v2.times.bubble_ms - 2.0).abs() < 0.05);
     let sp = step(&format!("{q}&sp=1"));
     let no_sp = step(&format!("{q}&sp=0"));
     assert!(sp.memory_gib_per_gpu < no_sp.memory_gib_per_gpu);
@@ -198,13 +201,13 @@ fn nvls_is_picked_for_large_messages_in_a_node() {
 fn goodput_reduces_to_the_step_without_stragglers_or_failures() {
     let q = "model=llama3-8b&gpus=512&zero=1";
     let plain = step(&format!("{q}&jitter=0&failure_rate=0"));
-    assert_eq!(plain.slowest_step_ms, plain.step_ms);
+    assert_eq!(plain.slowest_step_ms, plain.times.step_ms);
     assert_eq!(plain.ettr, 1.0);
     assert!((plain.goodput - plain.throughput).abs() < 1e-9 * plain.throughput);
     let jittery = step(&format!("{q}&jitter=0.05"));
-    assert!(jittery.slowest_step_ms > jittery.step_ms);
+    assert!(jittery.slowest_step_ms > jittery.times.step_ms);
     assert_eq!(
-        jittery.step_ms, plain.step_ms,
+        jittery.times.step_ms, plain.times.step_ms,
         "jitter leaves the median step alone"
     );
 }
@@ -225,7 +228,7 @@ fn time_to_train_never_beats_the_critical_batch_bound() {
         let r = step(&format!("model=llama3-8b&gpus={n}&zero=1"));
         let s_min = r.budget_samples / r.critical_batch;
         assert!(r.steps_to_train >= s_min, "{n}");
-        let bound_days = s_min * r.step_ms / 1e3 / 86400.0;
+        let bound_days = s_min * r.times.step_ms / 1e3 / 86400.0;
         assert!(r.time_to_train_days >= bound_days, "{n}");
     }
 }

@@ -120,9 +120,9 @@ fn placement_moves_the_step() {
     let spread =
         StepReport::new(&Scenario::parse(&format!("{q}&placement=spread")).unwrap()).unwrap();
     assert!(
-        spread.step_ms > packed.step_ms * 1.02,
+        spread.times.step_ms > packed.times.step_ms * 1.02,
         "{} vs {}",
-        spread.step_ms,
-        packed.step_ms
+        spread.times.step_ms,
+        packed.times.step_ms
     );
 }

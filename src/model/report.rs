@@ -137,6 +137,36 @@ pub struct MemoryGib {
     pub activations: f64,
 }
 
+/// Where a step's time goes, ms (serialised flat: `step_ms`, `compute_ms`, …).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct StepMs {
+    /// Step time.
+    pub step_ms: f64,
+    /// Compute.
+    pub compute_ms: f64,
+    /// Communication not hidden.
+    pub comm_exposed_ms: f64,
+    /// Input-pipeline wait.
+    pub data_wait_ms: f64,
+    /// Serial work.
+    pub serial_ms: f64,
+    /// Pipeline bubble.
+    pub bubble_ms: f64,
+}
+
+impl StepMs {
+    fn of(b: &step::Breakdown) -> StepMs {
+        StepMs {
+            step_ms: b.total() * 1e3,
+            compute_ms: b.compute * 1e3,
+            comm_exposed_ms: b.comm_exposed * 1e3,
+            data_wait_ms: b.data_wait * 1e3,
+            serial_ms: b.serial * 1e3,
+            bubble_ms: b.bubble * 1e3,
+        }
+    }
+}
+
 /// Shares of elapsed time lost.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Lost {
@@ -171,18 +201,9 @@ pub struct StepReport {
     pub micro_batches: u64,
     /// Training math.
     pub precision: &'static str,
-    /// Step time, ms.
-    pub step_ms: f64,
-    /// Compute, ms.
-    pub compute_ms: f64,
-    /// Communication not hidden, ms.
-    pub comm_exposed_ms: f64,
-    /// Input-pipeline wait, ms.
-    pub data_wait_ms: f64,
-    /// Serial work, ms.
-    pub serial_ms: f64,
-    /// Pipeline bubble, ms.
-    pub bubble_ms: f64,
+    /// Where the step's time goes, ms.
+    #[serde(flatten)]
+    pub times: StepMs,
     /// Communication before overlap, ms.
     pub comm_total_ms: CommMs,
     /// Samples/s, whole cluster.
@@ -281,12 +302,7 @@ impl StepReport {
             micro: s.micro,
             micro_batches: r.micro_batches,
             precision: s.precision.id(),
-            step_ms: b.total() * 1e3,
-            compute_ms: b.compute * 1e3,
-            comm_exposed_ms: b.comm_exposed * 1e3,
-            data_wait_ms: b.data_wait * 1e3,
-            serial_ms: b.serial * 1e3,
-            bubble_ms: b.bubble * 1e3,
+            times: StepMs::of(b),
             comm_total_ms: CommMs {
                 tp: r.comm.tp * 1e3,
                 pp: r.comm.pp * 1e3,
@@ -354,12 +370,12 @@ const STEP_METRICS: &[(&str, Getter<StepReport>)] = &[
     ("batch", |r| r.batch as f64),
     ("micro", |r| f64::from(r.micro)),
     ("micro_batches", |r| r.micro_batches as f64),
-    ("step_ms", |r| r.step_ms),
-    ("compute_ms", |r| r.compute_ms),
-    ("comm_exposed_ms", |r| r.comm_exposed_ms),
-    ("data_wait_ms", |r| r.data_wait_ms),
-    ("serial_ms", |r| r.serial_ms),
-    ("bubble_ms", |r| r.bubble_ms),
+    ("step_ms", |r| r.times.step_ms),
+    ("compute_ms", |r| r.times.compute_ms),
+    ("comm_exposed_ms", |r| r.times.comm_exposed_ms),
+    ("data_wait_ms", |r| r.times.data_wait_ms),
+    ("serial_ms", |r| r.times.serial_ms),
+    ("bubble_ms", |r| r.times.bubble_ms),
     ("throughput", |r| r.throughput),
     ("tokens_per_s", |r| r.tokens_per_s.unwrap_or(f64::NAN)),
     ("tokens_per_gpu_s", |r| {
@@ -430,18 +446,9 @@ pub fn evaluate_metric(command: &str, query: &str, metric: &str) -> Result<f64, 
 pub struct SweepRow {
     /// GPUs.
     pub gpus: u32,
-    /// Step time, ms.
-    pub step_ms: f64,
-    /// Compute, ms.
-    pub compute_ms: f64,
-    /// Communication not hidden, ms.
-    pub comm_exposed_ms: f64,
-    /// Input-pipeline wait, ms.
-    pub data_wait_ms: f64,
-    /// Serial work, ms.
-    pub serial_ms: f64,
-    /// Pipeline bubble, ms.
-    pub bubble_ms: f64,
+    /// Where the step's time goes, ms.
+    #[serde(flatten)]
+    pub times: StepMs,
     /// Samples/s, whole cluster.
     pub throughput: f64,
     /// Speedup against one GPU.
@@ -490,12 +497,14 @@ type Cell = fn(&SweepRow) -> String;
 /// The CSV columns of a sweep, in order.
 const CSV_COLUMNS: &[(&str, Cell)] = &[
     ("gpus", |r| r.gpus.to_string()),
-    ("step_ms", |r| format!("{:.4}", r.step_ms)),
-    ("compute_ms", |r| format!("{:.4}", r.compute_ms)),
-    ("comm_exposed_ms", |r| format!("{:.4}", r.comm_exposed_ms)),
-    ("data_wait_ms", |r| format!("{:.4}", r.data_wait_ms)),
-    ("serial_ms", |r| format!("{:.4}", r.serial_ms)),
-    ("bubble_ms", |r| format!("{:.4}", r.bubble_ms)),
+    ("step_ms", |r| format!("{:.4}", r.times.step_ms)),
+    ("compute_ms", |r| format!("{:.4}", r.times.compute_ms)),
+    ("comm_exposed_ms", |r| {
+        format!("{:.4}", r.times.comm_exposed_ms)
+    }),
+    ("data_wait_ms", |r| format!("{:.4}", r.times.data_wait_ms)),
+    ("serial_ms", |r| format!("{:.4}", r.times.serial_ms)),
+    ("bubble_ms", |r| format!("{:.4}", r.times.bubble_ms)),
     ("throughput", |r| format!("{:.3}", r.throughput)),
     ("speedup", |r| format!("{:.4}", r.speedup)),
     ("efficiency", |r| format!("{:.4}", r.efficiency)),
@@ -574,12 +583,7 @@ impl SweepRow {
         let g = goodput::goodput(s, r);
         SweepRow {
             gpus,
-            step_ms: b.total() * 1e3,
-            compute_ms: b.compute * 1e3,
-            comm_exposed_ms: b.comm_exposed * 1e3,
-            data_wait_ms: b.data_wait * 1e3,
-            serial_ms: b.serial * 1e3,
-            bubble_ms: b.bubble * 1e3,
+            times: StepMs::of(b),
             throughput: r.throughput,
             speedup: r.speedup,
             efficiency: r.efficiency,
