@@ -1,9 +1,85 @@
 //! What the reader-facing panels decide, as plain Rust tested natively: a reader's progress
 //! through a lesson (predictions, the model's answers, the score and the closing summary), the
 //! message for a link to a lesson or step that does not exist, "did you mean" for a misspelt
-//! name in a link, and the words on the button that applies a fix.
+//! name in a link, the words on the button that applies a fix, and a view's inputs as a
+//! teacher exports or prints them.
 
 use crate::lessons::{format_value, Lesson};
+use crate::model::keys::KEYS;
+use crate::model::scenario::{Scenario, Setup};
+use crate::model::workload::Arch;
+use serde::Serialize;
+
+/// One input of a view: a scenario key, the value the model used, and whether the link gave it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Input {
+    /// The scenario key.
+    pub key: &'static str,
+    /// The value the model used, in scenario syntax; for a derived value the model does not
+    /// resolve to one setting (a Chinchilla budget, the optimal checkpoint interval), how it
+    /// is derived.
+    pub value: String,
+    /// Whether the link sets it (otherwise it is a default or derived from other keys).
+    pub given: bool,
+}
+
+/// Every input of a scenario as the model resolved it, in the key table's order.
+pub fn inputs(sc: &Scenario) -> Vec<Input> {
+    let canonical = sc.to_query();
+    let given: Vec<&str> = canonical
+        .split('&')
+        .filter_map(|p| p.split_once('=').map(|(k, _)| k))
+        .collect();
+    let setup = sc.resolved();
+    KEYS.iter()
+        .map(|k| Input {
+            key: k.name,
+            value: sc
+                .get(k.name)
+                .or_else(|| resolved(&setup, k.name))
+                .unwrap_or_else(|| format!("default: {}", k.default)),
+            given: given.contains(&k.name),
+        })
+        .collect()
+}
+
+/// The resolved value of a key the scenario leaves unset, where the setup holds one.
+fn resolved(s: &Setup, key: &str) -> Option<String> {
+    let on = |b: bool| if b { "1" } else { "0" }.to_string();
+    Some(match key {
+        "per_node" => s.per_node.to_string(),
+        "intra" => s.intra.id.to_string(),
+        "inter" => s.inter.id.to_string(),
+        "nics" => s.nics.to_string(),
+        "precision" => s.precision.id().to_string(),
+        "zero" => s.zero.to_string(),
+        "micro" => s.micro.to_string(),
+        "batch" => s.batch.to_string(),
+        "attn" => s.attn.id().to_string(),
+        "sp" => on(s.sp),
+        "layers" | "hidden" | "heads" | "seq" | "vocab" => match s.workload.arch {
+            Arch::Transformer {
+                layers,
+                hidden,
+                heads,
+                seq,
+                vocab,
+            } => match key {
+                "layers" => layers,
+                "hidden" => hidden,
+                "heads" => heads,
+                "seq" => seq,
+                _ => vocab,
+            }
+            .to_string(),
+            Arch::Generic { .. } => "not a transformer".to_string(),
+        },
+        "data_rate" => format!("{:.0}", s.data_rate),
+        "leaf_nodes" => s.topo.leaf_nodes.to_string(),
+        "routing" => s.topo.routing.id().to_string(),
+        _ => return None,
+    })
+}
 
 /// What happened at one revealed step.
 #[derive(Clone, Debug, PartialEq)]
@@ -349,6 +425,24 @@ mod tests {
             fix_label(&[("zero", "3".into()), ("recompute", "full".into())]),
             "Apply: ZeRO-3, full recomputation"
         );
+    }
+
+    #[test]
+    fn the_inputs_say_what_the_model_used_and_what_the_link_gave() {
+        let sc = Scenario::parse("gpus=64&gpu=a100&inter=tcp100&model=llama3-8b").unwrap();
+        let rows = inputs(&sc);
+        assert_eq!(rows.len(), KEYS.len());
+        let row = |k: &str| rows.iter().find(|r| r.key == k).unwrap().clone();
+        assert_eq!(row("gpus").value, "64");
+        assert!(row("gpus").given && row("inter").given);
+        // Derived from the GPU: A100 servers have NVLink 3 and 8 GPUs; the ZeRO stage is the
+        // least sharding that fits.
+        assert_eq!(row("intra").value, "nvlink3");
+        assert!(!row("intra").given);
+        assert_eq!(row("per_node").value, "8");
+        assert!(["0", "1", "2", "3"].contains(&row("zero").value.as_str()));
+        assert!(!row("precision").value.is_empty());
+        assert!(rows.iter().all(|r| !r.value.is_empty()));
     }
 
     #[test]

@@ -52,9 +52,13 @@ pub fn download(name: &str, mime: &str, text: &str) {
     download_url(name, &href);
 }
 
-/// Offers a canvas's pixels as a PNG download.
+/// Offers a canvas as a PNG download: at ≥ 2× with its panel's title and the scenario
+/// ([`super::export`]), or its bare pixels if the browser refuses a second canvas.
 pub fn download_png(canvas: Option<web_sys::HtmlCanvasElement>, name: &str) {
-    if let Some(url) = canvas.and_then(|c| c.to_data_url_with_type("image/png").ok()) {
+    let url = canvas.and_then(|c| {
+        super::export::captioned_png(&c).or_else(|| c.to_data_url_with_type("image/png").ok())
+    });
+    if let Some(url) = url {
         download_url(name, &url);
     }
 }

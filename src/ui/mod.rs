@@ -6,6 +6,7 @@ pub mod charts;
 pub mod controls;
 pub mod embed;
 pub mod explainer;
+pub mod export;
 pub mod hooks;
 pub mod lessons;
 pub mod page;
@@ -43,15 +44,6 @@ fn copy_link(status: RwSignal<String>) {
             Err(_) => status.set(format!("Copy this link: {href}")),
         }
     });
-}
-
-/// The numbers of the current view as JSON (the CLI's `step` output).
-fn numbers_json(lab: &Lab) -> String {
-    lab.scenario.with(|s| {
-        crate::model::report::StepReport::new(s)
-            .map(|r| serde_json::to_string_pretty(&r).unwrap_or_default())
-            .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
-    })
 }
 
 /// The whole page, or one widget in embed mode.
@@ -132,7 +124,7 @@ pub fn App() -> impl IntoView {
                 </label>
                 <button type="button" data-testid="copy-link" on:click=move |_| copy_link(copied)>"Copy link to this view"</button>
                 <button type="button" data-testid="download-json"
-                    on:click=move |_| browser::download("gpu-scaling-lab.json", "application/json", &numbers_json(&lab))>
+                    on:click=move |_| browser::download("gpu-scaling-lab.json", "application/json", &page::numbers_json(&lab))>
                     "Numbers (JSON)"
                 </button>
                 <button type="button" on:click=move |_| { let _ = window().print(); }>"Print"</button>
@@ -140,6 +132,7 @@ pub fn App() -> impl IntoView {
             </div>
         </header>
         <page::ProblemBanner />
+        <page::PrintScenario />
         <div class="page" class:projector=move || lab.projector.get()>
             <Explainer />
             <Lessons />

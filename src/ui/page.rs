@@ -138,3 +138,66 @@ pub fn jump_to(lab: Lab, id: &str) {
         }
     }
 }
+
+/// The numbers of the current view as JSON: the CLI's `step` report, with the inputs — the
+/// scenario string, the link, and every key's value as the model resolved it — so a file
+/// alone says what produced it.
+pub fn numbers_json(lab: &Lab) -> String {
+    lab.scenario.with(|s| {
+        let report = crate::model::report::StepReport::new(s)
+            .map_err(|e| e.to_string())
+            .and_then(|r| serde_json::to_value(&r).map_err(|e| e.to_string()));
+        let mut out = match report {
+            Ok(v) => v,
+            Err(e) => serde_json::json!({ "error": e }),
+        };
+        let inputs = crate::classroom::inputs(s);
+        let given: Vec<&str> = inputs.iter().filter(|i| i.given).map(|i| i.key).collect();
+        let values: serde_json::Map<String, serde_json::Value> = inputs
+            .iter()
+            .map(|i| {
+                (
+                    i.key.to_string(),
+                    serde_json::Value::String(i.value.clone()),
+                )
+            })
+            .collect();
+        if let Some(o) = out.as_object_mut() {
+            o.insert(
+                "inputs".to_string(),
+                serde_json::json!({
+                    "scenario": s.to_query(),
+                    "link": window().location().href().unwrap_or_default(),
+                    "given": given,
+                    "resolved": values,
+                }),
+            );
+        }
+        serde_json::to_string_pretty(&out).unwrap_or_default()
+    })
+}
+
+/// The scenario as a table, for print (a handout says what it shows): every key with the value
+/// the model used, the ones the link sets in bold.
+#[component]
+pub fn PrintScenario() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    view! {
+        <section class="print-only print-scenario" aria-label="Scenario" data-testid="print-scenario">
+            <h2>"Scenario"</h2>
+            <p class="hint">{move || lab.scenario.with(|s| s.to_query())}</p>
+            <table>
+                <thead><tr><th scope="col">"key"</th><th scope="col">"value"</th><th scope="col">"from"</th></tr></thead>
+                <tbody>
+                    {move || lab.scenario.with(crate::classroom::inputs).into_iter().map(|i| view! {
+                        <tr class:given=i.given>
+                            <th scope="row">{i.key}</th>
+                            <td>{i.value}</td>
+                            <td>{if i.given { "the link" } else { "default" }}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </section>
+    }
+}

@@ -1,0 +1,120 @@
+// Exports a teacher can use and projector mode kept in the link (issue 15, points 2 and 5):
+// PNGs at 2× or more with a title and the scenario, JSON with its inputs, a printed page with
+// the scenario as a table and the lesson, projector=1 in the link; axe-core on projector and
+// print views.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { start, openPage, shots } from './harness.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env.close(); });
+
+const hash = 'gpus=64&per_node=8&gpu=a100&intra=nvlink3&inter=tcp100&nics=1&model=llama3-8b&zero=3';
+
+/** Decodes a PNG in the page: its size and the inked rows in its top and bottom bands. */
+async function inspectPng(page, bytes) {
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const ctx = c.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    const inked = (y0, y1) => {
+      const d = ctx.getImageData(0, y0, c.width, y1 - y0).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - d[0]) + Math.abs(d[i + 1] - d[1]) + Math.abs(d[i + 2] - d[2]) > 60) n++;
+      return n;
+    };
+    const band = Math.round(img.height * 0.06);
+    return { w: img.width, h: img.height, top: inked(0, band), bottom: inked(img.height - band, img.height) };
+  }, bytes.toString('base64'));
+}
+
+test('a chart PNG is at least 2× with its title above and the scenario below, even on a 1× screen', async () => {
+  const { page, context, problems } = await openPage(env, hash, { deviceScaleFactor: 1 });
+  await page.waitForTimeout(400);
+  for (const [button, canvas] of [['chart-speedup-png', 'chart-speedup'], ['anim-png', 'anim-canvas']]) {
+    const cssWidth = await page.evaluate((id) => document.querySelector(`[data-testid=${id}]`).clientWidth, canvas);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`[data-testid=${button}]`).click()]);
+    const bytes = readFileSync(await download.path());
+    writeFileSync(path.join(shots, `export-${canvas}.png`), bytes);
+    const png = await inspectPng(page, bytes);
+    assert.ok(png.w >= 2 * cssWidth, `${canvas}: ${png.w} px wide for ${cssWidth} CSS px`);
+    assert.ok(png.top > 200, `${canvas}: no title in the top band (${png.top})`);
+    assert.ok(png.bottom > 200, `${canvas}: no scenario line in the bottom band (${png.bottom})`);
+  }
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('the JSON export carries the scenario string and every resolved input with the outputs', async () => {
+  const { page, context } = await openPage(env, hash);
+  await page.waitForTimeout(300);
+  const [json] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=download-json]').click()]);
+  const numbers = JSON.parse(readFileSync(await json.path(), 'utf8'));
+  assert.ok(numbers.step_ms > 0 && numbers.efficiency > 0, 'the outputs');
+  assert.equal(numbers.inputs.scenario, numbers.scenario);
+  assert.match(numbers.inputs.scenario, /gpus=64/);
+  assert.match(numbers.inputs.link, /#.*gpus=64/);
+  assert.equal(numbers.inputs.resolved.gpu, 'a100');
+  assert.equal(numbers.inputs.resolved.intra, 'nvlink3');
+  assert.ok(numbers.inputs.resolved.precision, 'a derived value is resolved');
+  assert.ok(numbers.inputs.given.includes('inter') && !numbers.inputs.given.includes('precision'));
+  await context.close();
+});
+
+test('print shows the scenario as a table and the lesson, without the toolbar', async () => {
+  const { page, context, problems } = await openPage(env, 'lesson=leaving-the-box&step=1');
+  await page.locator('[data-testid=lesson]').waitFor();
+  assert.equal(await page.locator('[data-testid=print-scenario]').isVisible(), false, 'not on screen');
+  await page.emulateMedia({ media: 'print' });
+  assert.ok(await page.locator('[data-testid=print-scenario]').isVisible());
+  const rows = await page.locator('[data-testid=print-scenario] tbody tr').count();
+  assert.ok(rows > 20, `${rows} rows`);
+  assert.match(await page.locator('[data-testid=print-scenario]').textContent(), /inter.*tcp100/s);
+  assert.ok(await page.locator('[data-testid=lesson-text]').isVisible(), 'the lesson is printed');
+  assert.equal(await page.locator('.toolbar').isVisible(), false);
+  assert.equal(await page.locator('[data-testid=lesson-reveal]').isVisible(), false);
+  await page.screenshot({ path: path.join(shots, 'print-lesson.png') });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('projector mode is kept in the link', async () => {
+  const { page, context, problems } = await openPage(env, hash, { deviceScaleFactor: 2 });
+  await page.locator('[data-testid=projector]').check();
+  await page.waitForFunction(() => location.hash.includes('projector=1'));
+  const link = await page.evaluate(() => location.hash.slice(1));
+  const again = await openPage(env, link);
+  await again.page.waitForSelector('.page.projector');
+  assert.equal(await again.page.locator('[data-testid=projector]').isChecked(), true);
+  await again.page.locator('[data-testid=projector]').uncheck();
+  await again.page.waitForFunction(() => !location.hash.includes('projector'));
+  await again.context.close();
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('axe-core: projector mode and the print view', async () => {
+  const require = createRequire(import.meta.url);
+  const axePath = require.resolve('axe-core/axe.min.js');
+  for (const [name, hashFor, media] of [['projector', `projector=1&${hash}`, 'screen'], ['print', `lesson=leaving-the-box&step=1`, 'print']]) {
+    const { page, context } = await openPage(env, hashFor);
+    await page.emulateMedia({ media });
+    await page.waitForTimeout(400);
+    await page.addScriptTag({ path: axePath });
+    const result = await page.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+    });
+    const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(bad, [], `${name}: ${JSON.stringify(bad, null, 1)}`);
+    await context.close();
+  }
+});
