@@ -65,9 +65,13 @@ test('the pre-rendered curve carries the model\'s numbers, and the live app repl
 test('glossary popovers stay inside the viewport on a desktop and a phone', async () => {
   for (const [name, opts] of [['1280', {}], ['390', phone]]) {
     const { page, context } = await openPage(env, '', opts);
-    const terms = page.locator('.explainer .term-button');
+    const terms = page.locator('.explainer .term-button, .results .term-button');
     const n = await terms.count();
-    assert.ok(n >= 10);
+    assert.ok(n >= 18, `${n} terms`);
+    // The results' own labels open their glossary entries too.
+    for (const t of ['MFU', 'algbw', 'busbw', 'LL / LL128 / Simple']) {
+      assert.equal(await page.locator('.results .term-button', { hasText: t }).count(), 1, `${t} in the results`);
+    }
     for (let i = 0; i < n; i++) {
       await terms.nth(i).scrollIntoViewIfNeeded();
       await terms.nth(i).click();
@@ -77,7 +81,7 @@ test('glossary popovers stay inside the viewport on a desktop and a phone', asyn
       const r = await tip.boundingBox();
       const vw = await page.evaluate(() => document.documentElement.clientWidth);
       assert.ok(r.x >= 0 && r.x + r.width <= vw, `${name}: term ${i} popover spans ${r.x}–${r.x + r.width} of ${vw}`);
-      if (i === n - 1 || i === 3) await page.screenshot({ path: path.join(shots, `glossary-popover-${name}-${i}.png`) });
+      if (i === n - 1 || i === 3 || i === n - 5) await page.screenshot({ path: path.join(shots, `glossary-popover-${name}-${i}.png`) });
       await page.keyboard.press('Escape');
     }
     // Every term the results use has an entry.

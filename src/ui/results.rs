@@ -1,6 +1,7 @@
 //! The results panel: step time and its breakdown, throughput, speedup, efficiency, MFU, idle
 //! share, memory, the verdict, and the collective on its own.
 
+use super::explainer::Term;
 use super::state::Lab;
 use crate::model::collective;
 use crate::model::units::human_bytes;
@@ -45,19 +46,19 @@ pub fn Results() -> impl IntoView {
         })}
         <dl class="figures">
             <div>
-                <dt>"Step time"</dt>
+                <dt><Term id="step-time">"Step time"</Term></dt>
                 <dd data-testid="step-time">{move || ok(&|r| duration(r.breakdown.total()))}</dd>
             </div>
             <div>
-                <dt>"Speedup vs 1 GPU"</dt>
+                <dt><Term id="speedup">"Speedup"</Term>" vs 1 GPU"</dt>
                 <dd data-testid="speedup">{move || ok(&|r| format!("{:.1}×", r.speedup))}</dd>
             </div>
             <div>
-                <dt>"Efficiency"</dt>
+                <dt><Term id="efficiency">"Efficiency"</Term></dt>
                 <dd data-testid="efficiency">{move || ok(&|r| format!("{:.0} %", 100.0 * r.efficiency))}</dd>
             </div>
             <div>
-                <dt>"Throughput"</dt>
+                <dt><Term id="tokens-per-s">"Throughput"</Term></dt>
                 <dd data-testid="throughput">
                     {move || ok(&|r| match r.tokens_per_s {
                         Some(t) => format!("{}tokens/s", rate(t)),
@@ -66,7 +67,7 @@ pub fn Results() -> impl IntoView {
                 </dd>
             </div>
             <div>
-                <dt>"MFU"</dt>
+                <dt><Term id="mfu">"MFU"</Term></dt>
                 <dd data-testid="mfu">{move || ok(&|r| format!("{:.0} %", 100.0 * r.mfu))}</dd>
             </div>
             <div>
@@ -154,6 +155,9 @@ fn CollectiveCard() -> impl IntoView {
                 }.into_any(),
                 Err(e) => view! { <p class="problem">{e.clone()}</p> }.into_any(),
             })}
+            <p class="hint terms">"What these mean: "
+                <Term id="algbw">"algbw"</Term> ", " <Term id="busbw">"busbw"</Term> ", "
+                <Term id="protocol">"LL / LL128 / Simple"</Term></p>
         </div>
     }
 }
