@@ -17,7 +17,9 @@ pub const MAX_DRAWN_NODES: u32 = 256;
 /// A point in the unit square (x right, y down).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pos {
+    /// Horizontal position.
     pub x: f64,
+    /// Vertical position.
     pub y: f64,
 }
 
@@ -34,9 +36,13 @@ impl Pos {
 /// A rectangle in the unit square.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect {
+    /// Horizontal position.
     pub x: f64,
+    /// Vertical position.
     pub y: f64,
+    /// Width.
     pub w: f64,
+    /// Height.
     pub h: f64,
 }
 
@@ -203,7 +209,9 @@ pub fn layout(n: u32, per_node: u32, with_switch: bool) -> Layout {
 /// `ends[r]` when it ends.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Playback {
+    /// When each round starts, seconds from the collective's start.
     pub starts: Vec<f64>,
+    /// When each round ends.
     pub ends: Vec<f64>,
     /// Launch latency before round 0.
     pub base: f64,
@@ -276,7 +284,9 @@ impl Playback {
 /// One chunk in flight.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Chunk {
+    /// Where it starts.
     pub from: Pos,
+    /// Where it ends.
     pub to: Pos,
     /// Where it is now.
     pub at: Pos,
@@ -291,6 +301,7 @@ pub struct Chunk {
 pub struct Frame {
     /// Current round (0-based) and rounds in all.
     pub round: usize,
+    /// Rounds.
     pub rounds: usize,
     /// Progress through the round.
     pub progress: f64,
@@ -305,9 +316,12 @@ pub struct Frame {
 /// A schedule prepared for playback: its rounds' timing and contributions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Animation {
+    /// The executable schedule.
     pub schedule: Schedule,
+    /// When each round plays.
     pub playback: Playback,
     states: Vec<Vec<Vec<u64>>>,
+    /// Where each GPU sits.
     pub layout: Layout,
 }
 
@@ -480,11 +494,17 @@ pub struct Segment {
 /// The aggregate view's timing, from the cost model's round groups (cheap at any size).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Aggregate {
+    /// The phases, in order.
     pub segments: Vec<Segment>,
+    /// Total time, seconds.
     pub total: f64,
+    /// Rounds.
     pub rounds: u64,
+    /// Nodes.
     pub nodes: u32,
+    /// GPUs per node.
     pub per_node: u32,
+    /// The algorithm.
     pub algo: Algo,
 }
 
@@ -493,11 +513,13 @@ pub struct Aggregate {
 pub struct AggregateFrame {
     /// Current round (0-based) and rounds in all.
     pub round: u64,
+    /// Rounds.
     pub rounds: u64,
     /// Progress within the round.
     pub progress: f64,
     /// The current traffic crosses nodes.
     pub inter: bool,
+    /// Whether the phase adds up data.
     pub reduce: bool,
     /// Share of the whole collective done (by rounds).
     pub done: f64,

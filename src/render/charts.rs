@@ -70,7 +70,9 @@ impl Style {
 /// Where the plotting area landed, in backend pixels, for mapping the mouse back to data.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PlotArea {
+    /// Left and right edges, pixels.
     pub x: (i32, i32),
+    /// Top and bottom edges, pixels.
     pub y: (i32, i32),
 }
 

@@ -52,9 +52,13 @@ impl BarKind {
 /// One bar: row, start and end in seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bar {
+    /// Row (GPU or pipeline stage).
     pub row: usize,
+    /// Start, seconds.
     pub start: f64,
+    /// End, seconds.
     pub end: f64,
+    /// What the GPU does.
     pub kind: BarKind,
 }
 
@@ -63,6 +67,7 @@ pub struct Bar {
 pub struct Timeline {
     /// Row labels.
     pub rows: Vec<String>,
+    /// The bars, row by row.
     pub bars: Vec<Bar>,
     /// Step time.
     pub total: f64,

@@ -52,8 +52,11 @@ pub enum Ink {
 /// Horizontal text alignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Align {
+    /// Left-aligned.
     Left,
+    /// Centred.
     Centre,
+    /// Right-aligned.
     Right,
 }
 
@@ -62,30 +65,41 @@ pub enum Align {
 pub enum Shape {
     /// A box, filled, with an optional outline.
     Box {
+        /// The box.
         rect: Rect,
+        /// Fill colour.
         fill: Ink,
+        /// Outline colour, if any.
         stroke: Option<Ink>,
         /// Dashed outline (the bottleneck).
         dashed: bool,
     },
     /// A link.
     Line {
+        /// Where it starts.
         from: Pos,
+        /// Where it ends.
         to: Pos,
         /// Width, CSS px.
         width: f64,
+        /// Colour.
         ink: Ink,
         /// Drawn with a dark halo: the bottleneck tier.
         bottleneck: bool,
     },
     /// A label; `boxed` puts it on a background plate (over links).
     Text {
+        /// Anchor point.
         at: Pos,
+        /// The words.
         text: String,
         /// Font size, CSS px.
         size: f64,
+        /// Alignment.
         align: Align,
+        /// Colour.
         ink: Ink,
+        /// Drawn on a background box.
         boxed: bool,
         /// The widest it may be, in the unit square (the UI shrinks the font to fit).
         max_w: f64,
