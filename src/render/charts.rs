@@ -120,11 +120,17 @@ fn shade_oom<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
                 [(lo.max(1.0), y.0), (hi, y.1)],
                 colour.filled(),
             )))
-            .map_err(err)?
-            .label("does not fit in memory")
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+            .map_err(err)?;
     }
     Ok(())
+}
+
+/// The legend entry for shaded out-of-memory counts, if there are any.
+fn oom_entry(ranges: &[(u32, u32)], st: &Style) -> Option<(String, Glyph)> {
+    (!ranges.is_empty()).then(|| {
+        let colour = PALETTE[4].mix(if st.dark { 0.30 } else { 0.15 });
+        ("does not fit in memory".to_string(), Glyph::Band(colour))
+    })
 }
 
 /// A chart with GPUs on a log x axis.
@@ -208,7 +214,9 @@ pub fn draw_speedup<DB: DrawingBackend>(
     st: &Style,
 ) -> DrawResult<PlotArea> {
     let mut chart = speedup_frame(root, st)?;
-    shade_oom(&mut chart, &d.out_of_memory_ranges(), (1.0, MAX_X), st)?;
+    let oom = d.out_of_memory_ranges();
+    shade_oom(&mut chart, &oom, (1.0, MAX_X), st)?;
+    let mut entries: Vec<(String, Glyph)> = oom_entry(&oom, st).into_iter().collect();
     let w = st.px(2.0);
     let ideal = PALETTE[2];
     chart
@@ -218,9 +226,8 @@ pub fn draw_speedup<DB: DrawingBackend>(
             st.px(4.0),
             ideal.stroke_width(w),
         ))
-        .map_err(err)?
-        .label("ideal (linear)")
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], ideal.stroke_width(w)));
+        .map_err(err)?;
+    entries.push(("ideal (linear)".into(), Glyph::Line(ideal, true)));
     let amdahl = PALETTE[1];
     chart
         .draw_series(DashedLineSeries::new(
@@ -231,9 +238,11 @@ pub fn draw_speedup<DB: DrawingBackend>(
             st.px(3.0),
             amdahl.stroke_width(w),
         ))
-        .map_err(err)?
-        .label(format!("Amdahl, serial {:.3} %", 100.0 * d.serial_fraction))
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], amdahl.stroke_width(w)));
+        .map_err(err)?;
+    entries.push((
+        format!("Amdahl, serial {:.3} %", 100.0 * d.serial_fraction),
+        Glyph::Line(amdahl, true),
+    ));
     let ink = st.ink();
     let model: Vec<(f64, f64)> = d
         .points
@@ -242,9 +251,8 @@ pub fn draw_speedup<DB: DrawingBackend>(
         .collect();
     chart
         .draw_series(LineSeries::new(model.clone(), ink.stroke_width(st.px(3.0))))
-        .map_err(err)?
-        .label("this cluster (model)")
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], ink.stroke_width(w)));
+        .map_err(err)?;
+    entries.push(("this cluster (model)".into(), Glyph::Line(ink, false)));
     chart
         .draw_series(
             model
@@ -260,11 +268,15 @@ pub fn draw_speedup<DB: DrawingBackend>(
                 st.px(7.0),
                 c.stroke_width(st.px(3.0)),
             )))
-            .map_err(err)?
-            .label(format!("chosen: {} GPUs", p.gpus))
-            .legend(move |(x, y)| Circle::new((x + 10, y), 5, c.stroke_width(2)));
+            .map_err(err)?;
+        entries.push((format!("chosen: {} GPUs", p.gpus), Glyph::Ring(c)));
     }
-    legend(&mut chart, st, SeriesLabelPosition::UpperLeft)?;
+    legend(
+        &chart.plotting_area().strip_coord_spec(),
+        &entries,
+        st,
+        Corner::UpperLeft,
+    )?;
     Ok(area(&chart))
 }
 
@@ -278,20 +290,82 @@ fn area<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
     }
 }
 
-fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+/// Where a legend box sits in the plotting area.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Corner {
+    UpperLeft,
+    LowerLeft,
+}
+
+/// Draws a boxed legend in a corner of the plotting area. Text widths are estimated
+/// ([`text_width`]) rather than measured: plotters' own series labels measure every line by
+/// adding an element to the page, which costs a forced layout each.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[(String, Glyph)],
     st: &Style,
-    at: SeriesLabelPosition,
+    at: Corner,
 ) -> DrawResult<()> {
-    chart
-        .configure_series_labels()
-        .position(at)
-        .label_font(("sans-serif", st.font(12.0)).into_font().color(&st.fg()))
-        .background_style(st.bg().mix(0.85))
-        .border_style(st.fg().mix(0.3))
-        .margin(st.px(6.0))
-        .draw()
-        .map_err(err)
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let (_, h) = area.dim_in_pixel();
+    let font = st.font(12.0);
+    let row_h = (font * 1.25).round() as i32;
+    let sample = st.px(22.0) as i32;
+    let margin = st.px(6.0) as i32;
+    let gap = st.px(6.0) as i32;
+    let text_w = entries
+        .iter()
+        .map(|(label, _)| text_width(label, font))
+        .max()
+        .unwrap_or(0);
+    let box_w = margin * 2 + sample + gap + text_w;
+    let box_h = margin * 2 + row_h * entries.len() as i32;
+    let x0 = st.px(5.0) as i32;
+    let y0 = match at {
+        Corner::UpperLeft => x0,
+        Corner::LowerLeft => h as i32 - box_h - x0,
+    };
+    let corners = [(x0, y0), (x0 + box_w, y0 + box_h)];
+    area.draw(&Rectangle::new(corners, st.bg().mix(0.85).filled()))
+        .map_err(err)?;
+    area.draw(&Rectangle::new(corners, st.fg().mix(0.3)))
+        .map_err(err)?;
+    let style = ("sans-serif", font)
+        .into_font()
+        .color(&st.fg())
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, (label, glyph)) in entries.iter().enumerate() {
+        let x = x0 + margin;
+        let y = y0 + margin + row_h * i as i32 + row_h / 2;
+        draw_glyph(area, *glyph, (x, y), sample, st)?;
+        area.draw(&Text::new(
+            label.as_str(),
+            (x + sample + gap, y),
+            style.clone(),
+        ))
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// The width of `text` in `font_px` sans-serif, estimated from coarse advance widths: Arial's
+/// (Helvetica's, Liberation Sans') plus about a tenth, which is DejaVu Sans', the widest common
+/// default, so a box sized by it holds its text.
+pub fn text_width(text: &str, font_px: f64) -> i32 {
+    let em: f64 = text
+        .chars()
+        .map(|c| match c {
+            'i' | 'j' | 'l' | '\'' | '|' | '.' | ',' | ':' | ';' | '!' => 0.26,
+            ' ' => 0.30,
+            'f' | 't' | 'r' | 'I' | '(' | ')' | '[' | ']' | '-' | '/' => 0.36,
+            'm' | 'w' | 'M' | 'W' | '%' | '@' | '×' | '—' => 0.92,
+            'A'..='Z' => 0.74,
+            _ => 0.60,
+        })
+        .sum();
+    (em * font_px).ceil() as i32
 }
 
 /// Efficiency (speedup / GPUs) against GPU count.
@@ -301,7 +375,9 @@ pub fn draw_efficiency<DB: DrawingBackend>(
     st: &Style,
 ) -> DrawResult<PlotArea> {
     let mut chart = frame(root, st, 0f64..1.05, "efficiency", &percent)?;
-    shade_oom(&mut chart, &d.out_of_memory_ranges(), (0.0, 1.05), st)?;
+    let oom = d.out_of_memory_ranges();
+    shade_oom(&mut chart, &oom, (0.0, 1.05), st)?;
+    let mut entries: Vec<(String, Glyph)> = oom_entry(&oom, st).into_iter().collect();
     let ink = st.ink();
     let pts: Vec<(f64, f64)> = d
         .points
@@ -311,9 +387,8 @@ pub fn draw_efficiency<DB: DrawingBackend>(
     let w = st.px(3.0);
     chart
         .draw_series(LineSeries::new(pts.clone(), ink.stroke_width(w)))
-        .map_err(err)?
-        .label("efficiency")
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], ink.stroke_width(w)));
+        .map_err(err)?;
+    entries.push(("efficiency".into(), Glyph::Line(ink, false)));
     chart
         .draw_series(
             pts.iter()
@@ -329,7 +404,12 @@ pub fn draw_efficiency<DB: DrawingBackend>(
             )))
             .map_err(err)?;
     }
-    legend(&mut chart, st, SeriesLabelPosition::LowerLeft)?;
+    legend(
+        &chart.plotting_area().strip_coord_spec(),
+        &entries,
+        st,
+        Corner::LowerLeft,
+    )?;
     Ok(area(&chart))
 }
 
@@ -369,6 +449,7 @@ pub fn draw_breakdown<DB: DrawingBackend>(
             (f64::from(p.gpus), p.parts.map(|v| v / t))
         })
         .collect();
+    let mut entries: Vec<(String, Glyph)> = Vec::new();
     // Draw from the top of the stack down so each band's area covers the ones above it.
     for i in (0..RUN_PARTS.len()).rev() {
         let top: Vec<(f64, f64)> = shares
@@ -384,11 +465,15 @@ pub fn draw_breakdown<DB: DrawingBackend>(
                 AreaSeries::new(top, 0.0, colour.mix(0.85))
                     .border_style(fg.stroke_width(st.px(1.0))),
             )
-            .map_err(err)?
-            .label(RUN_PARTS[i])
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+            .map_err(err)?;
+        entries.push((RUN_PARTS[i].to_string(), Glyph::Block(colour)));
     }
-    legend(&mut chart, st, SeriesLabelPosition::LowerLeft)?;
+    legend(
+        &chart.plotting_area().strip_coord_spec(),
+        &entries,
+        st,
+        Corner::LowerLeft,
+    )?;
     Ok(area(&chart))
 }
 
@@ -399,6 +484,7 @@ pub fn draw_compare<DB: DrawingBackend>(
     st: &Style,
 ) -> DrawResult<PlotArea> {
     let mut chart = speedup_frame(root, st)?;
+    let mut entries: Vec<(String, Glyph)> = Vec::new();
     let w = st.px(2.5);
     for (i, (net, pts)) in curves.iter().enumerate() {
         let colour = [st.ink(), PALETTE[1], PALETTE[5], PALETTE[3]][i % 4];
@@ -408,9 +494,8 @@ pub fn draw_compare<DB: DrawingBackend>(
             .collect();
         chart
             .draw_series(LineSeries::new(xy.clone(), colour.stroke_width(w)))
-            .map_err(err)?
-            .label(net.name)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(w)));
+            .map_err(err)?;
+        entries.push((net.name.to_string(), Glyph::Line(colour, false)));
         // A different marker per curve, so the lines differ by shape as well as colour.
         let size = st.px(3.5) as i32;
         match i % 4 {
@@ -438,7 +523,12 @@ pub fn draw_compare<DB: DrawingBackend>(
         }
         .map_err(err)?;
     }
-    legend(&mut chart, st, SeriesLabelPosition::UpperLeft)?;
+    legend(
+        &chart.plotting_area().strip_coord_spec(),
+        &entries,
+        st,
+        Corner::UpperLeft,
+    )?;
     Ok(area(&chart))
 }
 
@@ -459,6 +549,8 @@ enum Glyph {
     Line(RGBColor, bool),
     /// A shaded band.
     Band(RGBAColor),
+    /// A solid block (a stacked area's colour).
+    Block(RGBColor),
     /// A filled triangle marker.
     Triangle(RGBColor),
     /// A square outline marker.
@@ -467,9 +559,50 @@ enum Glyph {
     Ring(RGBColor),
 }
 
+/// Draws a legend entry's sample, `sample` pixels wide, starting at `(x, y)` (its left end, on
+/// the text's middle line).
+fn draw_glyph<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    glyph: Glyph,
+    (x, y): (i32, i32),
+    sample: i32,
+    st: &Style,
+) -> DrawResult<()> {
+    let lw = st.px(2.0);
+    let mid = (x + sample / 2, y);
+    let r = st.px(5.0) as i32;
+    match glyph {
+        Glyph::Line(c, false) => area.draw(&PathElement::new(
+            [(x, y), (x + sample, y)],
+            c.stroke_width(st.px(3.0)),
+        )),
+        Glyph::Line(c, true) => (0..3).try_for_each(|k| {
+            let a = x + k * sample * 2 / 5;
+            area.draw(&PathElement::new(
+                [(a, y), (a + sample / 5, y)],
+                c.stroke_width(lw),
+            ))
+        }),
+        Glyph::Band(c) => area.draw(&Rectangle::new(
+            [(x, y - r), (x + sample, y + r)],
+            c.filled(),
+        )),
+        Glyph::Block(c) => area.draw(&Rectangle::new(
+            [(x, y - r), (x + sample * 3 / 5, y + r)],
+            c.filled(),
+        )),
+        Glyph::Triangle(c) => area.draw(&TriangleMarker::new(mid, r + 1, c.filled())),
+        Glyph::Square(c) => area.draw(&Rectangle::new(
+            [(mid.0 - r, y - r), (mid.0 + r, y + r)],
+            c.stroke_width(lw),
+        )),
+        Glyph::Ring(c) => area.draw(&Circle::new(mid, r, c.stroke_width(lw))),
+    }
+    .map_err(err)
+}
+
 /// Draws the legend in rows above the plot, so it never covers a curve on a narrow canvas, and
-/// returns the area left for the chart. Text widths are estimated (0.56 em a character) rather
-/// than measured: plotters-canvas measures by adding a DOM element.
+/// returns the area left for the chart. Text widths are estimated ([`text_width`]), not measured.
 fn legend_strip<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     entries: &[(String, Glyph)],
@@ -487,8 +620,7 @@ fn legend_strip<DB: DrawingBackend>(
     let mut at: Vec<(i32, i32)> = Vec::new();
     let (mut x, mut row) = (pad, 0);
     for (label, _) in entries {
-        let width =
-            sample + st.px(5.0) as i32 + (label.chars().count() as f64 * font * 0.56) as i32;
+        let width = sample + st.px(5.0) as i32 + text_width(label, font);
         if x > pad && x + width > right {
             x = pad;
             row += 1;
@@ -502,51 +634,12 @@ fn legend_strip<DB: DrawingBackend>(
         .into_font()
         .color(&st.fg())
         .pos(Pos::new(HPos::Left, VPos::Center));
-    let lw = st.px(2.0);
     for ((label, glyph), (x, row)) in entries.iter().zip(at) {
         let y = pad + row * row_h + row_h / 2;
-        let mid = (x + sample / 2, y);
-        let r = st.px(5.0) as i32;
-        match *glyph {
-            Glyph::Line(c, false) => strip
-                .draw(&PathElement::new(
-                    [(x, y), (x + sample, y)],
-                    c.stroke_width(st.px(3.0)),
-                ))
-                .map_err(err)?,
-            Glyph::Line(c, true) => {
-                for k in 0..3 {
-                    let a = x + k * sample * 2 / 5;
-                    strip
-                        .draw(&PathElement::new(
-                            [(a, y), (a + sample / 5, y)],
-                            c.stroke_width(lw),
-                        ))
-                        .map_err(err)?;
-                }
-            }
-            Glyph::Band(c) => strip
-                .draw(&Rectangle::new(
-                    [(x, y - r), (x + sample, y + r)],
-                    c.filled(),
-                ))
-                .map_err(err)?,
-            Glyph::Triangle(c) => strip
-                .draw(&TriangleMarker::new(mid, r + 1, c.filled()))
-                .map_err(err)?,
-            Glyph::Square(c) => strip
-                .draw(&Rectangle::new(
-                    [(mid.0 - r, y - r), (mid.0 + r, y + r)],
-                    c.stroke_width(lw),
-                ))
-                .map_err(err)?,
-            Glyph::Ring(c) => strip
-                .draw(&Circle::new(mid, r, c.stroke_width(lw)))
-                .map_err(err)?,
-        }
+        draw_glyph(&strip, *glyph, (x, y), sample, st)?;
         strip
             .draw(&Text::new(
-                label.clone(),
+                label.as_str(),
                 (x + sample + st.px(5.0) as i32, y),
                 style.clone(),
             ))
@@ -799,6 +892,29 @@ mod tests {
         // The hover mapping inverts the log axis.
         assert!((area.gpus_at(f64::from(area.x.0), MAX_X) - 1.0).abs() < 1e-9);
         assert!((area.gpus_at(f64::from(area.x.1), MAX_X) - MAX_X).abs() < 1e-6);
+    }
+
+    #[test]
+    fn legend_text_widths_hold_their_text_without_much_to_spare() {
+        // Widths at 12 px sans-serif (Liberation Sans) measured with canvas measureText in
+        // headless Chromium 156.
+        for (label, measured) in [
+            ("ideal (linear)", 66.0),
+            ("Amdahl, serial 7.509 %", 123.4),
+            ("chosen: 64 GPUs", 94.0),
+            ("with stragglers, failures, batch limit", 183.4),
+            ("cheapest: 1,024 GPUs, $712,688", 177.5),
+            ("MMMMWWWW", 85.3),
+            ("iiiilll111", 38.7),
+        ] {
+            let est = f64::from(text_width(label, 12.0));
+            assert!(
+                est >= measured && est <= 1.25 * measured,
+                "{label}: {est} vs {measured}"
+            );
+        }
+        assert_eq!(text_width("", 12.0), 0);
+        assert!(text_width("GPUs", 24.0) > text_width("GPUs", 12.0));
     }
 
     #[test]
