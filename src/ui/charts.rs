@@ -3,7 +3,7 @@
 //! table say is decided by `render::figure`; this file wires it to signals and the canvas.
 
 use super::browser::{device_pixel_ratio, download, download_png, now_ms, record_perf};
-use super::hooks::{use_element_size, use_prefers_dark};
+use super::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
 use super::state::Lab;
 use crate::render::charts::{draw, PlotArea, Style, MAX_X};
 use crate::render::figure::Figure;
@@ -68,11 +68,18 @@ pub fn ChartPanel(
     let hover = RwSignal::new(None::<usize>);
     let table_open = RwSignal::new(false);
 
-    // Redraws when the data, the canvas's size, projector mode or the system theme change.
-    Effect::new(move |_| {
+    // Redraws when the data, the canvas's size, projector mode or the system theme change; an
+    // off-screen chart once the controls rest or it scrolls into view.
+    let track = move || {
+        size.width.track();
+        size.height.track();
+        lab.projector.track();
+        dark.track();
+        canvas.track();
+        with_figure(kind, &lab, |_| ());
+    };
+    let paint = move || {
         let (w, h) = (size.width.get(), size.height.get());
-        let projector = lab.projector.get();
-        let dark = dark.get();
         let Some(c) = canvas.get() else {
             return;
         };
@@ -91,8 +98,8 @@ pub fn ChartPanel(
         }
         let style = Style {
             scale: dpr,
-            dark,
-            projector,
+            dark: dark.get(),
+            projector: lab.projector.get(),
         };
         let Some(backend) = CanvasBackend::with_canvas_object(c.clone()) else {
             return;
@@ -105,7 +112,8 @@ pub fn ChartPanel(
             Err(e) => leptos::logging::warn!("chart {testid}: {e}"),
         }
         record_perf(testid, now_ms() - t0);
-    });
+    };
+    use_deferred_paint(canvas, track, paint);
 
     // The point under the mouse, from its x in CSS pixels.
     let nearest = move |css_x: f64| {

@@ -3,7 +3,7 @@
 //! accessible name; its tiers are a data table with CSV, like the charts'.
 
 use super::browser::{device_pixel_ratio, download, download_png, now_ms, record_perf};
-use super::hooks::{use_element_size, use_prefers_dark};
+use super::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
 use super::state::Lab;
 use crate::model::report::CollectiveReport;
 use crate::render::anim::Pos;
@@ -202,7 +202,15 @@ pub fn TopologyPanel() -> impl IntoView {
                 .map_err(|e| e.to_string())
         })
     });
-    Effect::new(move |_| {
+    // Off screen, repainted once the controls rest or it scrolls into view.
+    let track = move || {
+        size.width.track();
+        size.height.track();
+        dark.track();
+        canvas.track();
+        view.track();
+    };
+    let repaint = move || {
         let (w, h) = (size.width.get(), size.height.get());
         let dark = dark.get();
         let Some(c) = canvas.get() else {
@@ -218,7 +226,8 @@ pub fn TopologyPanel() -> impl IntoView {
             }
         });
         record_perf("topology-canvas", now_ms() - t0);
-    });
+    };
+    use_deferred_paint(canvas, track, repaint);
     let description = move || {
         view.with(|v| match v {
             Ok(v) => v.description.clone(),

@@ -4,7 +4,7 @@
 use super::paint::{paint_timeline, timeline_colour};
 use crate::render::series::duration;
 use crate::render::timeline::{timeline, BarKind};
-use crate::ui::hooks::{use_element_size, use_prefers_dark};
+use crate::ui::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
 use crate::ui::state::Lab;
 use leptos::prelude::*;
 
@@ -20,8 +20,16 @@ pub fn TimelinePanel() -> impl IntoView {
         lab.result
             .with(|r| r.as_ref().ok().map(|r| timeline(&sc, r)))
     });
-    // Redraws when the scenario, the canvas's size or the system theme change.
-    Effect::new(move |_| {
+    // Redraws when the scenario, the canvas's size or the system theme change; off screen,
+    // once the controls rest or it scrolls into view.
+    let track = move || {
+        size.width.track();
+        size.height.track();
+        dark.track();
+        timeline_ref.track();
+        tl.track();
+    };
+    let paint = move || {
         let (w, h) = (size.width.get(), size.height.get());
         let dark = dark.get();
         let Some(c) = timeline_ref.get() else {
@@ -32,7 +40,8 @@ pub fn TimelinePanel() -> impl IntoView {
                 paint_timeline(&c, t, w, h, dark);
             }
         });
-    });
+    };
+    use_deferred_paint(timeline_ref, track, paint);
 
     view! {
         <h2>"One training step, GPU by GPU"</h2>
