@@ -3,7 +3,7 @@
 //! The UI picks the figure and shows the strings; everything a reader sees is decided here.
 
 use super::series::{group, Point, ScalingData};
-use super::train::{RunData, TimeShares};
+use super::train::{RunData, TimeShares, RUN_COLUMNS, SHARES_COLUMNS};
 use crate::model::hardware::Network;
 use crate::model::sweep::amdahl;
 
@@ -141,6 +141,24 @@ impl Figure<'_> {
         }
     }
 
+    /// The table's column titles for a reader, as [`Table::titles`] gives them, without
+    /// formatting its rows (the page shows them while the table is closed).
+    pub fn titles(&self) -> Vec<String> {
+        let header = match self {
+            Figure::Compare(cs) => compare_columns(cs),
+            Figure::Speedup(_) | Figure::Efficiency(_) => {
+                SCALING_COLUMNS.iter().map(|h| h.to_string()).collect()
+            }
+            Figure::Breakdown(_) => SHARES_COLUMNS.iter().map(|h| h.to_string()).collect(),
+            Figure::TimeToTrain(_) => RUN_COLUMNS.iter().map(|h| h.to_string()).collect(),
+        };
+        Table {
+            header,
+            rows: Vec::new(),
+        }
+        .titles()
+    }
+
     /// The numbers behind the chart.
     pub fn table(&self) -> Table {
         match self {
@@ -152,24 +170,26 @@ impl Figure<'_> {
     }
 }
 
+/// The columns of the scaling curve's table.
+const SCALING_COLUMNS: [&str; 11] = [
+    "gpus",
+    "speedup",
+    "efficiency",
+    "amdahl_speedup",
+    "step_ms",
+    "compute_ms",
+    "comm_exposed_ms",
+    "data_wait_ms",
+    "serial_ms",
+    "bubble_ms",
+    "fits",
+];
+
 /// The scaling curve's table: speedup, efficiency, Amdahl and the breakdown in milliseconds.
 fn scaling_table(d: &ScalingData) -> Table {
-    let header = [
-        "gpus",
-        "speedup",
-        "efficiency",
-        "amdahl_speedup",
-        "step_ms",
-        "compute_ms",
-        "comm_exposed_ms",
-        "data_wait_ms",
-        "serial_ms",
-        "bubble_ms",
-        "fits",
-    ];
     let ms = |s: f64| format!("{:.4}", s * 1e3);
     Table {
-        header: header.iter().map(|h| h.to_string()).collect(),
+        header: SCALING_COLUMNS.iter().map(|h| h.to_string()).collect(),
         rows: d
             .points
             .iter()
@@ -195,8 +215,7 @@ fn scaling_table(d: &ScalingData) -> Table {
 
 /// The comparison's table: one speedup column per network (`ib-ndr_speedup`).
 fn compare_table(cs: &[NetworkCurve]) -> Table {
-    let mut header = vec!["gpus".to_string()];
-    header.extend(cs.iter().map(|(n, _)| format!("{}_speedup", n.id)));
+    let header = compare_columns(cs);
     let rows = cs
         .first()
         .map(|(_, first)| {
@@ -216,6 +235,13 @@ fn compare_table(cs: &[NetworkCurve]) -> Table {
         })
         .unwrap_or_default();
     Table { header, rows }
+}
+
+/// The comparison's columns: `gpus`, then `ib-ndr_speedup` for each network.
+fn compare_columns(cs: &[NetworkCurve]) -> Vec<String> {
+    let mut header = vec!["gpus".to_string()];
+    header.extend(cs.iter().map(|(n, _)| format!("{}_speedup", n.id)));
+    header
 }
 
 /// How far each network keeps half of the ideal speedup.
@@ -284,6 +310,24 @@ mod tests {
         // The step time column is the sum of its parts, in milliseconds.
         let p = &d.points[3];
         assert_eq!(t.rows[3][4], format!("{:.4}", p.breakdown.total() * 1e3));
+    }
+
+    #[test]
+    fn a_closed_table_names_the_same_columns_as_the_open_one() {
+        let sc = Scenario::parse("gpus=64&gpu=h100&model=llama3-8b&zero=3").unwrap();
+        let d = scaling_data(&sc);
+        let run = crate::render::train::run_data(&sc, &crate::model::sweep::curve(&sc));
+        let shares = TimeShares::new(&run);
+        let cs = compare_data(&sc, &networks(&["tcp25", "ib-ndr"]));
+        for f in [
+            Figure::Speedup(&d),
+            Figure::Efficiency(&d),
+            Figure::Breakdown(&shares),
+            Figure::TimeToTrain(&run),
+            Figure::Compare(&cs),
+        ] {
+            assert_eq!(f.titles(), f.table().titles());
+        }
     }
 
     #[test]

@@ -226,6 +226,38 @@ fn count_words(x: f64) -> String {
     format!("{}", x.round())
 }
 
+/// The columns of [`RunData::table`].
+pub const RUN_COLUMNS: [&str; 12] = [
+    "gpus",
+    "ideal_days",
+    "step_only_days",
+    "time_to_train_days",
+    "ettr",
+    "straggler_ms",
+    "batch",
+    "steps_factor",
+    "gpu_hours",
+    "energy_mwh",
+    "cost_example_usd",
+    "fits",
+];
+
+/// The columns of [`TimeShares::table`].
+pub const SHARES_COLUMNS: [&str; 12] = [
+    "gpus",
+    "compute_ms",
+    "comm_exposed_ms",
+    "data_wait_ms",
+    "serial_ms",
+    "bubble_ms",
+    "straggler_ms",
+    "checkpoint_ms",
+    "lost_work_ms",
+    "restart_ms",
+    "elapsed_per_step_ms",
+    "fits",
+];
+
 impl RunData {
     /// The data budget in words: "160 billion tokens" or "115 million samples".
     pub fn budget_text(&self) -> String {
@@ -358,22 +390,8 @@ impl RunData {
 
     /// The numbers behind the chart.
     pub fn table(&self) -> Table {
-        let header = [
-            "gpus",
-            "ideal_days",
-            "step_only_days",
-            "time_to_train_days",
-            "ettr",
-            "straggler_ms",
-            "batch",
-            "steps_factor",
-            "gpu_hours",
-            "energy_mwh",
-            "cost_example_usd",
-            "fits",
-        ];
         Table {
-            header: header.iter().map(|h| h.to_string()).collect(),
+            header: RUN_COLUMNS.iter().map(|h| h.to_string()).collect(),
             rows: self
                 .points
                 .iter()
@@ -533,22 +551,8 @@ impl TimeShares {
 
     /// The numbers behind the chart: milliseconds of elapsed time per step, by part.
     pub fn table(&self) -> Table {
-        let header = [
-            "gpus",
-            "compute_ms",
-            "comm_exposed_ms",
-            "data_wait_ms",
-            "serial_ms",
-            "bubble_ms",
-            "straggler_ms",
-            "checkpoint_ms",
-            "lost_work_ms",
-            "restart_ms",
-            "elapsed_per_step_ms",
-            "fits",
-        ];
         Table {
-            header: header.iter().map(|h| h.to_string()).collect(),
+            header: SHARES_COLUMNS.iter().map(|h| h.to_string()).collect(),
             rows: self
                 .points
                 .iter()

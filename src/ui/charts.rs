@@ -129,6 +129,10 @@ pub fn ChartPanel(
         }
     };
     let csv = move || with_figure_untracked(kind, &lab, |f| f.table().csv());
+    // The table's rows are formatted only while it is open (hundreds of cells per change
+    // otherwise); its header always, so it names the series even when closed, and it changes
+    // only when the series do.
+    let titles = Memo::new(move |_| with_figure(kind, &lab, |f| f.titles()));
 
     view! {
         <figure class="chart">
@@ -165,27 +169,25 @@ pub fn ChartPanel(
                     })
                 }}
             </p>
-            // The table's rows are built only while it is open (hundreds of cells per change
-            // otherwise); its header always, so it names the series even when closed.
             <details class="table" on:toggle=move |_| table_open.update(|o| *o = !*o)>
                 <summary>"Data table"</summary>
                 <div class="table-scroll">
                     <table data-testid=format!("{testid}-table")>
-                        {move || {
-                            let table = with_figure(kind, &lab, |f| f.table());
-                            let titles = table.titles();
-                            let rows = if table_open.get() { table.rows } else { Vec::new() };
-                            view! {
-                                <thead><tr>
-                                    {titles.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}
-                                </tr></thead>
-                                <tbody>
-                                    {rows.into_iter().map(|r| view! {
-                                        <tr>{r.into_iter().map(|v| view! { <td>{v}</td> }).collect_view()}</tr>
-                                    }).collect_view()}
-                                </tbody>
-                            }
-                        }}
+                        <thead><tr>
+                            {move || titles.get().into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}
+                        </tr></thead>
+                        <tbody>
+                            {move || {
+                                let rows = if table_open.get() {
+                                    with_figure(kind, &lab, |f| f.table().rows)
+                                } else {
+                                    Vec::new()
+                                };
+                                rows.into_iter().map(|r| view! {
+                                    <tr>{r.into_iter().map(|v| view! { <td>{v}</td> }).collect_view()}</tr>
+                                }).collect_view()
+                            }}
+                        </tbody>
                     </table>
                 </div>
                 <button type="button" on:click=move |_| download(&format!("{testid}.csv"), "text/csv", &csv())>
