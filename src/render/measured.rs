@@ -5,7 +5,7 @@
 
 use super::charts::{Style, PALETTE};
 use super::figure::Table;
-use super::plot::{err, short_number, DrawResult, Ink};
+use super::plot::{decade_count, decade_label, err, short_number, DrawResult, Ink};
 use super::series::duration;
 use super::validation::op_name;
 use crate::model::collective::{self, Link};
@@ -859,25 +859,27 @@ pub fn draw_measured<DB: DrawingBackend>(
         })
         .filter(|t| *t > 0.0)
         .fold((f64::INFINITY, 0.0f64), |(a, b), t| (a.min(t), b.max(t)));
+    // Log₁₀ of the time.
     let (t0, t1) = if t0.is_finite() && t1 > t0 {
-        (t0 / 1.5, t1 * 1.5)
+        ((t0 / 1.5).log10(), (t1 * 1.5).log10())
     } else {
-        (1.0, 1e6)
+        (0.0, 6.0)
     };
     let mut chart = ChartBuilder::on(&bottom)
         .margin(st.px(10.0))
         .margin_top(st.px(4.0))
         .x_label_area_size(st.px(40.0))
         .y_label_area_size(st.px(52.0))
-        .build_cartesian_2d(x0..x1, (t0..t1).log_scale())
+        .build_cartesian_2d(x0..x1, t0..t1)
         .map_err(err)?;
     chart
         .configure_mesh()
         .x_desc("message size")
         .y_desc("time, µs")
         .x_label_formatter(&size_label)
-        .y_label_formatter(&|v| short_number(*v))
+        .y_label_formatter(&decade_label)
         .x_labels(8)
+        .y_labels(decade_count(t0, t1))
         .label_style(font)
         .axis_desc_style(desc)
         .axis_style(fg.stroke_width(st.px(1.0)))
@@ -893,7 +895,10 @@ pub fn draw_measured<DB: DrawingBackend>(
             ])
             .map_err(err)?;
     }
-    let measured_t = series(|p| Some(p.measured_us).filter(|t| *t > 0.0));
+    let log_t = |v: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
+        v.into_iter().map(|(x, t)| (x, t.log10())).collect()
+    };
+    let measured_t = log_t(series(|p| Some(p.measured_us).filter(|t| *t > 0.0)));
     chart
         .draw_series(LineSeries::new(
             measured_t.clone(),
@@ -909,13 +914,13 @@ pub fn draw_measured<DB: DrawingBackend>(
         .map_err(err)?;
     chart
         .draw_series(DashedLineSeries::new(
-            series(|p| Some(p.model_us).filter(|t| *t > 0.0)),
+            log_t(series(|p| Some(p.model_us).filter(|t| *t > 0.0))),
             st.px(6.0),
             st.px(4.0),
             model.stroke_width(w),
         ))
         .map_err(err)?;
-    let calibrated_t = series(|p| p.calibrated_us.filter(|t| *t > 0.0));
+    let calibrated_t = log_t(series(|p| p.calibrated_us.filter(|t| *t > 0.0)));
     if !calibrated_t.is_empty() {
         chart
             .draw_series(DashedLineSeries::new(

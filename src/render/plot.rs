@@ -61,6 +61,22 @@ pub fn short_number(v: f64) -> String {
     }
 }
 
+/// A log axis drawn as a linear axis over log₁₀ values (one coordinate type for every chart of
+/// these pages, which keeps the wasm small): the label at each whole decade, none between.
+pub fn decade_label(v: &f64) -> String {
+    if (v - v.round()).abs() < 1e-6 {
+        short_number(10f64.powf(v.round()))
+    } else {
+        String::new()
+    }
+}
+
+/// How many labels a log₁₀ axis from `lo` to `hi` asks for: one per whole decade, so the
+/// axis steps by one decade.
+pub fn decade_count(lo: f64, hi: f64) -> usize {
+    ((hi.floor() - lo.ceil()) as i64 + 1).clamp(2, 12) as usize
+}
+
 /// Up to three significant digits, without trailing zeros.
 fn trim(v: f64) -> String {
     let a = v.abs();
@@ -198,6 +214,9 @@ mod tests {
         assert_eq!(short_number(0.1), "0.1");
         assert_eq!(short_number(2.5e6), "2.5M");
         assert_eq!(short_number(100.0), "100");
+        assert_eq!(decade_label(&3.0), "1k");
+        assert_eq!(decade_label(&2.5), "");
+        assert_eq!(decade_count(-0.7, 5.4), 6);
     }
 
     #[test]

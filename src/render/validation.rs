@@ -4,7 +4,7 @@
 //! model against published on log axes. Pure: the page shows the strings and hands a canvas.
 
 use super::charts::Style;
-use super::plot::{err, short_number, DrawResult, Ink};
+use super::plot::{decade_count, decade_label, err, DrawResult, Ink};
 use super::series::{duration, group as thousands};
 use crate::model::collective::Op;
 use crate::model::scenario::Scenario;
@@ -123,7 +123,7 @@ pub fn describe(command: &str, query: &str) -> String {
         if s.pp > 1 {
             extra.push(format!("pp {}", s.pp));
         }
-        extra.push(s.precision.id().to_uppercase());
+        extra.push(s.precision.id().to_ascii_uppercase());
         format!("{w} on {cluster}; {}", extra.join(", "))
     }
 }
@@ -276,6 +276,112 @@ pub fn table_rows(outcomes: &[Outcome]) -> Vec<TableRow> {
             }
         })
         .collect()
+}
+
+/// Text made safe inside HTML text and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The whole table (caption, header, one `<tbody>` per group) as HTML: its rows never change
+/// while the page is open, and as markup they cost the wasm a fraction of what as many
+/// components would. Every text is escaped. A scenario link carries its query in
+/// `data-query` (the page opens it in the explorer) and, `embedded`, opens the full app in a
+/// new tab instead; `swatch` gives a group's colour as CSS.
+pub fn table_html(rows: &[TableRow], embedded: bool, swatch: impl Fn(Group) -> String) -> String {
+    let mut h = String::from(
+        "<caption>Every validation row, by group</caption><thead><tr>\
+         <th scope=\"col\">Measured</th><th scope=\"col\">Published</th>\
+         <th scope=\"col\">Model (now)</th><th scope=\"col\">Error</th>\
+         <th scope=\"col\">Band</th><th scope=\"col\">Set</th>\
+         <th scope=\"col\">Source</th></tr></thead>",
+    );
+    for g in Group::ALL {
+        let these: Vec<&TableRow> = rows.iter().filter(|r| r.group == g).collect();
+        if these.is_empty() {
+            continue;
+        }
+        h.push_str(&format!(
+            "<tbody><tr class=\"vgroup-row\"><th scope=\"colgroup\" colspan=\"7\">\
+             <span class=\"swatch\" style=\"background:{}\"></span>{} — {} rows</th></tr>",
+            escape(&swatch(g)),
+            escape(group_title(g)),
+            these.len()
+        ));
+        for r in these {
+            let link = if embedded {
+                format!(
+                    "<a href=\"./#{q}\" target=\"_blank\" rel=\"noopener\">{}</a>",
+                    escape(&r.what),
+                    q = escape(&r.query)
+                )
+            } else {
+                format!(
+                    "<a href=\"#{q}\" data-query=\"{q}\" title=\"Open this scenario in the explorer\">{}</a>",
+                    escape(&r.what),
+                    q = escape(&r.query)
+                )
+            };
+            let source: String = r
+                .source
+                .iter()
+                .map(|s| match s {
+                    Segment::Text(t) => escape(t),
+                    Segment::Link(u) => format!(
+                        "<a href=\"{u}\" rel=\"noopener noreferrer\" target=\"_blank\">{u}</a>",
+                        u = escape(u)
+                    ),
+                })
+                .collect();
+            let miss = r
+                .miss
+                .as_ref()
+                .map(|m| {
+                    format!(
+                        "<p class=\"vmiss\"><strong>Known miss: </strong>{}</p>",
+                        escape(m)
+                    )
+                })
+                .unwrap_or_default();
+            let (err_class, flag) = if r.inside {
+                ("inside", "inside band")
+            } else {
+                ("outside", "outside band")
+            };
+            h.push_str(&format!(
+                "<tr data-testid=\"validation-row\" data-id=\"{id}\" data-group=\"{group}\" data-set=\"{set}\"{miss_class}>\
+                 <th scope=\"row\" class=\"vwhat\" data-label=\"Measured\"><span class=\"vmetric\">{metric}</span> of {link}<code class=\"vid\">{id}</code></th>\
+                 <td class=\"vnum\" data-label=\"Published\">{published}</td>\
+                 <td class=\"vnum\" data-label=\"Model (now)\" data-testid=\"validation-model\">{model}</td>\
+                 <td class=\"verr {err_class}\" data-label=\"Error\">{error}<span class=\"vband-flag\">{flag}</span></td>\
+                 <td class=\"vnum vband\" data-label=\"Band\">{band}</td>\
+                 <td data-label=\"Set\"><span class=\"vset {set}\">{set}</span></td>\
+                 <td class=\"vsource\" data-label=\"Source\">{source}{miss}</td></tr>",
+                id = escape(&r.id),
+                group = g.id(),
+                set = r.set.name(),
+                miss_class = if r.miss.is_some() { " class=\"miss\"" } else { "" },
+                metric = escape(&r.metric),
+                published = escape(&r.published),
+                model = escape(&r.model),
+                error = escape(&r.error),
+                band = escape(&r.band),
+            ));
+        }
+        h.push_str("</tbody>");
+    }
+    h
 }
 
 /// A group's errors on the page.
@@ -517,19 +623,22 @@ pub fn draw_scatter<DB: DrawingBackend>(
     if !(lo.is_finite() && hi > lo) {
         (lo, hi) = (0.1, 10.0);
     }
-    let range = (lo / 2.0)..(hi * 2.0);
+    // Both axes log₁₀.
+    let (a, b) = ((lo / 2.0).log10(), (hi * 2.0).log10());
     let mut chart = ChartBuilder::on(root)
         .margin(st.px(12.0))
         .x_label_area_size(st.px(40.0))
         .y_label_area_size(st.px(52.0))
-        .build_cartesian_2d(range.clone().log_scale(), range.clone().log_scale())
+        .build_cartesian_2d(a..b, a..b)
         .map_err(err)?;
     chart
         .configure_mesh()
         .x_desc("published (each row in its own unit)")
         .y_desc("model")
-        .x_label_formatter(&|v| short_number(*v))
-        .y_label_formatter(&|v| short_number(*v))
+        .x_labels(decade_count(a, b))
+        .y_labels(decade_count(a, b))
+        .x_label_formatter(&decade_label)
+        .y_label_formatter(&decade_label)
         .label_style(("sans-serif", st.font(12.0)).into_font().color(&fg))
         .axis_desc_style(("sans-serif", st.font(13.0)).into_font().color(&fg))
         .axis_style(fg.stroke_width(st.px(1.0)))
@@ -537,7 +646,6 @@ pub fn draw_scatter<DB: DrawingBackend>(
         .light_line_style(fg.mix(0.0))
         .draw()
         .map_err(err)?;
-    let (a, b) = (range.start, range.end);
     let w = st.px(1.5);
     chart
         .draw_series(LineSeries::new([(a, a), (b, b)], fg.stroke_width(w)))
@@ -545,10 +653,11 @@ pub fn draw_scatter<DB: DrawingBackend>(
         .label("y = x: model equals published")
         .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], fg.stroke_width(w)));
     let band = fg.mix(0.45);
-    for (k, label) in [(1.25, true), (0.75, false)] {
+    for (k, label) in [(1.25f64, true), (0.75, false)] {
+        let k = k.log10();
         let s = chart
             .draw_series(DashedLineSeries::new(
-                [(a, a * k), (b, b * k)],
+                [(a, a + k), (b, b + k)],
                 st.px(5.0),
                 st.px(4.0),
                 band.stroke_width(st.px(1.0)),
@@ -568,7 +677,7 @@ pub fn draw_scatter<DB: DrawingBackend>(
             points
                 .iter()
                 .filter(move |p| p.group == g && p.set == set)
-                .map(|p| (p.published, p.model))
+                .map(|p| (p.published.log10(), p.model.log10()))
         };
         if at(Set::HeldOut).next().is_none() && at(Set::Calibration).next().is_none() {
             continue;
@@ -691,6 +800,33 @@ mod tests {
                 Segment::Text(", table 2".into())
             ]
         );
+    }
+
+    #[test]
+    fn the_table_is_escaped_markup_with_a_row_per_validation_row() {
+        let rows = table_rows(all());
+        let html = table_html(&rows, false, |_| "red".into());
+        assert_eq!(
+            html.matches("data-testid=\"validation-row\"").count(),
+            rows.len()
+        );
+        assert_eq!(html.matches("<tbody>").count(), Group::ALL.len());
+        assert_eq!(
+            html.matches("class=\"vmiss\"").count(),
+            rows.iter().filter(|r| r.miss.is_some()).count()
+        );
+        // Scenario links open in the page; in an embed, in a new tab of the full app.
+        assert!(html.contains("data-query=\"op=allreduce&amp;gpus=8"));
+        let embedded = table_html(&rows, true, |_| "red".into());
+        assert!(!embedded.contains("data-query") && embedded.contains("href=\"./#"));
+        // Nothing from the files can open a tag.
+        assert_eq!(
+            escape("<a href=\"x\">R&D's</a>"),
+            "&lt;a href=&quot;x&quot;&gt;R&amp;D&#39;s&lt;/a&gt;"
+        );
+        let mut odd = rows[0].clone();
+        odd.what = "<script>".into();
+        assert!(!table_html(&[odd], false, |_| "red".into()).contains("<script>"));
     }
 
     #[test]
