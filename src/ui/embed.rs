@@ -19,12 +19,13 @@ use wasm_bindgen::JsValue;
 pub const HEIGHT_MESSAGE: &str = "gpu-scaling-lab:height";
 
 /// The widgets that can be embedded.
-pub const WIDGETS: [&str; 7] = [
+pub const WIDGETS: [&str; 8] = [
     "calculator",
     "speedup",
     "animation",
     "timeline",
     "lesson",
+    "validation",
     "topology",
     "time-to-train",
 ];
@@ -71,6 +72,7 @@ pub fn Embed(widget: String) -> impl IntoView {
         "animation" => view! { <AnimationPanel /> }.into_any(),
         "timeline" => view! { <TimelinePanel /> }.into_any(),
         "lesson" => view! { <Lessons /> }.into_any(),
+        "validation" => view! { <super::validation::ValidationPage /> }.into_any(),
         "topology" => view! {
             <CompactControls />
             <super::controls::CompactFabric />

@@ -9,11 +9,14 @@ pub mod explainer;
 pub mod export;
 pub mod hooks;
 pub mod lessons;
+pub mod measured;
 pub mod page;
+pub mod plot;
 pub mod results;
 pub mod run;
 pub mod state;
 pub mod topology;
+pub mod validation;
 
 use anim::{AnimationPanel, TimelinePanel};
 use charts::{ChartPanel, Kind};
@@ -88,11 +91,17 @@ pub fn App() -> impl IntoView {
         return view! { <Embed widget=widget /> }.into_any();
     }
     let copied = RwSignal::new(String::new());
+    let on_validation =
+        Memo::new(move |_| lab.page.with(|p| p.as_deref() == Some(validation::PAGE)));
     // In-page links scroll without touching the hash, which holds the scenario; Back undoes
     // the jump.
     let jump = move |id: &'static str| {
         move |ev: leptos::ev::MouseEvent| {
             ev.prevent_default();
+            // From the validation page, back to the explorer first.
+            if on_validation.get_untracked() {
+                return validation::close(lab, id);
+            }
             page::jump_to(lab, id);
         }
     };
@@ -114,6 +123,11 @@ pub fn App() -> impl IntoView {
                 <a href="#results" on:click=jump("results")>"Explorer"</a>
                 <a href="#animation" on:click=jump("animation")>"Animation"</a>
                 <a href="#glossary-title" on:click=jump("glossary-title")>"Glossary"</a>
+                <a href="#explain" on:click=jump("explain")>"Explain my run"</a>
+                <a href="#page=validation" data-testid="open-validation"
+                    on:click=move |ev| { ev.prevent_default(); validation::open(lab, None); }>
+                    "How good is the model?"
+                </a>
             </nav>
             <div class="toolbar" role="toolbar" aria-label="Classroom tools">
                 <label class="toggle">
@@ -133,7 +147,10 @@ pub fn App() -> impl IntoView {
         </header>
         <page::ProblemBanner />
         <page::PrintScenario />
-        <div class="page" class:projector=move || lab.projector.get()>
+        {move || on_validation.get().then(|| view! {
+            <div class="page" class:projector=move || lab.projector.get()><validation::ValidationPage /></div>
+        })}
+        <div class="page" class:projector=move || lab.projector.get() hidden=move || on_validation.get()>
             <Explainer />
             <Lessons />
             <main class="layout" data-testid="app">
@@ -163,6 +180,7 @@ pub fn App() -> impl IntoView {
                     <TimelinePanel />
                 </section>
             </main>
+            <measured::ExplainRun />
             <Glossary />
         </div>
         <footer>

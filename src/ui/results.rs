@@ -3,10 +3,12 @@
 
 use super::explainer::Term;
 use super::state::Lab;
+use super::validation::ExpectedError;
 use crate::model::collective;
 use crate::model::units::human_bytes;
 use crate::render::charts::PART_COLOURS;
 use crate::render::series::{duration, group, parts, PARTS};
+use crate::validation::Group;
 use leptos::prelude::*;
 
 /// A rate with a readable multiplier.
@@ -48,14 +50,17 @@ pub fn Results() -> impl IntoView {
             <div>
                 <dt><Term id="step-time">"Step time"</Term></dt>
                 <dd data-testid="step-time">{move || ok(&|r| duration(r.breakdown.total()))}</dd>
+                <dd class="expected-dd"><ExpectedError group=Group::Step /></dd>
             </div>
             <div>
                 <dt><Term id="speedup">"Speedup"</Term>" vs 1 GPU"</dt>
                 <dd data-testid="speedup">{move || ok(&|r| format!("{:.1}×", r.speedup))}</dd>
+                <dd class="expected-dd"><ExpectedError group=Group::Efficiency /></dd>
             </div>
             <div>
                 <dt><Term id="efficiency">"Efficiency"</Term></dt>
                 <dd data-testid="efficiency">{move || ok(&|r| format!("{:.0} %", 100.0 * r.efficiency))}</dd>
+                <dd class="expected-dd"><ExpectedError group=Group::Efficiency /></dd>
             </div>
             <div>
                 <dt><Term id="tokens-per-s">"Throughput"</Term></dt>
@@ -65,10 +70,12 @@ pub fn Results() -> impl IntoView {
                         None => format!("{}samples/s", rate(r.throughput)),
                     })}
                 </dd>
+                <dd class="expected-dd"><ExpectedError group=Group::Step /></dd>
             </div>
             <div>
                 <dt><Term id="mfu">"MFU"</Term></dt>
                 <dd data-testid="mfu">{move || ok(&|r| format!("{:.0} %", 100.0 * r.mfu))}</dd>
+                <dd class="expected-dd"><ExpectedError group=Group::Step /></dd>
             </div>
             <div>
                 <dt>"GPUs idle"</dt>
@@ -111,6 +118,7 @@ pub fn Results() -> impl IntoView {
                     g(r.memory.optimizer), g(r.memory.activations),
                     if r.memory.fits() { "fits" } else { "does not fit" })
             })}
+            " " <ExpectedError group=Group::Memory />
         </p>
         <super::run::RunCard />
         <div class="verdict" data-testid="bottleneck" aria-live="polite">
@@ -144,7 +152,8 @@ fn CollectiveCard() -> impl IntoView {
     view! {
         <div class="collective" data-testid="collective">
             <h3>"One " {move || lab.scenario.with(|s| s.op.id())} " of "
-                {move || lab.scenario.with(|s| human_bytes(s.bytes.0))}</h3>
+                {move || lab.scenario.with(|s| human_bytes(s.bytes.0))}
+                " " <ExpectedError group=Group::Collective /></h3>
             {move || cost.with(|c| match c {
                 Ok(c) => view! {
                     <p>

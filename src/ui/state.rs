@@ -49,6 +49,10 @@ pub struct Lab {
     pub heading: StoredValue<bool>,
     /// The next hash write adds a Back-button entry (a discrete action in the top-level page).
     pub push_next: StoredValue<bool>,
+    /// A page shown instead of the explorer (`page=validation`), kept in the hash.
+    pub page: RwSignal<Option<String>>,
+    /// The group of the validation page a link points at (`group=step`), kept in the hash.
+    pub page_group: RwSignal<Option<String>>,
 }
 
 /// The colour theme: the system's (`auto`) or one forced by the link.
@@ -106,6 +110,10 @@ pub struct Route {
     pub no_heading: bool,
     /// Problems with the page keys (a misspelt theme), named for the reader.
     pub problems: Vec<ModelError>,
+    /// `page=`: a page shown instead of the explorer.
+    pub page: Option<String>,
+    /// `group=`: the validation group a link points at.
+    pub group: Option<String>,
 }
 
 impl Route {
@@ -137,6 +145,8 @@ impl Route {
                 },
                 Some(("projector", v)) => r.projector = v == "1",
                 Some(("heading", v)) => r.no_heading = v == "0",
+                Some(("page", v)) => r.page = Some(v.to_string()),
+                Some(("group", v)) => r.group = Some(v.to_string()),
                 _ => rest.push(pair),
             }
         }
@@ -159,6 +169,12 @@ impl Route {
         }
         if lab.projector.get() {
             p.push_str("projector=1&");
+        }
+        if let Some(page) = lab.page.get() {
+            p.push_str(&format!("page={page}&"));
+            if let Some(g) = lab.page_group.get() {
+                p.push_str(&format!("group={g}&"));
+            }
         }
         if let Some((id, step)) = lab.lesson.get() {
             // An invalid step stays invalid (0) rather than wrapping.
@@ -244,6 +260,8 @@ impl Lab {
             theme: RwSignal::new(route.theme.unwrap_or_default()),
             heading: StoredValue::new(!route.no_heading),
             push_next: StoredValue::new(false),
+            page: RwSignal::new(route.page),
+            page_group: RwSignal::new(route.group),
         }
     }
 
@@ -266,6 +284,12 @@ impl Lab {
         }
         if r.projector != self.projector.get_untracked() {
             self.projector.set(r.projector);
+        }
+        if r.page != self.page.get_untracked() {
+            self.page.set(r.page);
+        }
+        if r.group != self.page_group.get_untracked() {
+            self.page_group.set(r.group);
         }
         if r.scenario != self.scenario.with_untracked(|s| s.to_query()) {
             let (sc, errs) = Scenario::parse_lenient(&r.scenario);
