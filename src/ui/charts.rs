@@ -3,6 +3,7 @@
 //! table say is decided by `render::figure`; this file wires it to signals and the canvas.
 
 use super::browser::{device_pixel_ratio, download, download_png, now_ms, record_perf};
+use super::canvas::Canvas;
 use super::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
 use super::state::Lab;
 use crate::render::charts::{draw, PlotArea, Style, MAX_X};
@@ -10,7 +11,6 @@ use crate::render::figure::Figure;
 use crate::render::train::RunData;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 
 /// Which chart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +88,7 @@ pub fn ChartPanel(
         if w < 10.0 || h < 10.0 {
             return;
         }
-        // plotters-canvas draws in backing-store pixels: size the store to the device pixels.
+        // The backend draws in backing-store pixels: size the store to the device pixels.
         // Only when it changed: resizing invalidates layout, and the next canvas's size read
         // would force a reflow of the whole page.
         let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
@@ -101,7 +101,7 @@ pub fn ChartPanel(
             dark: dark.get(),
             projector: lab.projector.get(),
         };
-        let Some(backend) = CanvasBackend::with_canvas_object(c.clone()) else {
+        let Some(backend) = Canvas::new(c.clone()) else {
             return;
         };
         let root = backend.into_drawing_area();

@@ -2,6 +2,7 @@
 
 pub mod anim;
 pub mod browser;
+pub mod canvas;
 pub mod charts;
 pub mod controls;
 pub mod embed;

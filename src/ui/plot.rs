@@ -3,19 +3,19 @@
 //! validation scatter and the measured-run chart (the explorer's charts have their own panel).
 
 use super::browser::device_pixel_ratio;
+use super::canvas::Canvas;
 use super::hooks::{use_element_size, use_prefers_dark};
 use super::state::Lab;
 use crate::render::charts::Style;
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, IntoDrawingArea};
-use plotters_canvas::CanvasBackend;
 
 /// Draws `draw` on the canvas behind `canvas` whenever anything it reads changes. A canvas
 /// with no size (hidden, or not laid out yet) is left alone until it has one.
 pub fn use_plot<F>(canvas: NodeRef<leptos::html::Canvas>, name: &'static str, draw: F)
 where
-    F: Fn(&DrawingArea<CanvasBackend, Shift>, &Style) -> Result<(), String> + 'static,
+    F: Fn(&DrawingArea<Canvas, Shift>, &Style) -> Result<(), String> + 'static,
 {
     let lab = expect_context::<Lab>();
     let size = use_element_size(canvas);
@@ -31,7 +31,7 @@ where
             return;
         }
         let dpr = device_pixel_ratio();
-        // plotters-canvas draws in backing-store pixels: size the store to the device pixels,
+        // The backend draws in backing-store pixels: size the store to the device pixels,
         // only when it changed (a resize invalidates the page's layout).
         let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
         if c.width() != pw || c.height() != ph {
@@ -43,7 +43,7 @@ where
             dark,
             projector,
         };
-        let Some(backend) = CanvasBackend::with_canvas_object(c.clone()) else {
+        let Some(backend) = Canvas::new(c.clone()) else {
             return;
         };
         let root = backend.into_drawing_area();
