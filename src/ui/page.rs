@@ -2,7 +2,7 @@
 //! note that stands in for answers a lesson has not revealed yet, the theme the link asks for,
 //! section jumps that Back undoes, and the hand-over from the static first screen.
 
-use super::hooks::ThemeOverride;
+use super::hooks::{use_media_query, ThemeOverride};
 use super::state::Lab;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -182,14 +182,24 @@ pub fn numbers_json(lab: &Lab) -> String {
 #[component]
 pub fn PrintScenario() -> impl IntoView {
     let lab = expect_context::<Lab>();
+    // Filled only while printing: hidden on screen, its seventy rows cost about a millisecond
+    // of every control change.
+    let printing = use_media_query("print");
+    let inputs = move || {
+        if printing.get() {
+            lab.scenario.with(crate::classroom::inputs)
+        } else {
+            Vec::new()
+        }
+    };
     view! {
         <section class="print-only print-scenario" aria-label="Scenario" data-testid="print-scenario">
             <h2>"Scenario"</h2>
-            <p class="hint">{move || lab.scenario.with(|s| s.to_query())}</p>
+            <p class="hint">{move || printing.get().then(|| lab.scenario.with(|s| s.to_query()))}</p>
             <table>
                 <thead><tr><th scope="col">"key"</th><th scope="col">"value"</th><th scope="col">"from"</th></tr></thead>
                 <tbody>
-                    {move || lab.scenario.with(crate::classroom::inputs).into_iter().map(|i| view! {
+                    {move || inputs().into_iter().map(|i| view! {
                         <tr class:given=i.given>
                             <th scope="row">{i.key}</th>
                             <td>{i.value}</td>
