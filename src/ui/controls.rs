@@ -425,7 +425,7 @@ pub fn Controls() -> impl IntoView {
                 key="precision"
                 testid="precision"
                 options=Signal::derive(move || {
-                    sc.with(|s| s.gpu.precision_ids().iter().map(|p| (p.to_string(), p.to_uppercase())).collect())
+                    sc.with(|s| s.gpu.precision_ids().iter().map(|p| (p.to_string(), p.to_ascii_uppercase())).collect())
                 })
                 value=Signal::derive(move || sc.with(|s| s.resolved().precision.id().to_string()))
             />
