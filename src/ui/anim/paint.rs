@@ -50,17 +50,9 @@ struct Painter {
 }
 
 impl Painter {
-    /// Prepares a canvas for painting at device resolution; `None` if it is not laid out.
-    fn new(canvas: &HtmlCanvasElement, dark: bool) -> Option<Painter> {
-        Painter::with_size(
-            canvas,
-            f64::from(canvas.client_width()),
-            f64::from(canvas.client_height()),
-            dark,
-        )
-    }
-
-    /// As `new`, with the canvas's CSS size already known (no layout read).
+    /// Prepares a canvas of `cw` × `ch` CSS pixels (from a ResizeObserver: reading its
+    /// `clientWidth` would force a layout of the page) for painting at device resolution;
+    /// `None` if it is not laid out.
     fn with_size(canvas: &HtmlCanvasElement, cw: f64, ch: f64, dark: bool) -> Option<Painter> {
         let dpr = device_pixel_ratio();
         if cw < 10.0 || ch < 10.0 {
@@ -334,13 +326,14 @@ impl Painter {
     }
 }
 
-/// Paints one show at model time `t` (clamped to its end), with its label; nothing when its
-/// collective could not be built or the canvas is not laid out.
-pub fn paint_show(canvas: &HtmlCanvasElement, show: &Show, t: f64, dark: bool) {
+/// Paints one show at model time `t` (clamped to its end), with its label, on a canvas of
+/// `w` × `h` CSS pixels; nothing when its collective could not be built or the canvas is not
+/// laid out.
+pub fn paint_show(canvas: &HtmlCanvasElement, (w, h): (f64, f64), show: &Show, t: f64, dark: bool) {
     let Ok(p) = &show.playable else {
         return;
     };
-    let Some(painter) = Painter::new(canvas, dark) else {
+    let Some(painter) = Painter::with_size(canvas, w, h, dark) else {
         return;
     };
     let t = t.min(p.total());

@@ -5,7 +5,10 @@
 use super::paint::paint_show;
 use crate::render::playable::{advance, compare_options, Shows};
 use crate::ui::browser::{download_png, now_ms, record_perf};
-use crate::ui::hooks::{use_intersection, use_prefers_dark, use_raf, use_reduced_motion, RafArgs};
+use crate::ui::hooks::{
+    use_element_size, use_intersection, use_prefers_dark, use_raf, use_reduced_motion, ElementSize,
+    RafArgs,
+};
 use crate::ui::state::Lab;
 use leptos::prelude::*;
 
@@ -26,6 +29,10 @@ pub fn AnimationPanel() -> impl IntoView {
     let primary = NodeRef::<leptos::html::Canvas>::new();
     let secondary = NodeRef::<leptos::html::Canvas>::new();
     let visible = use_intersection(primary);
+    // Sizes from ResizeObservers: a frame that read `clientWidth` after the previous frame's
+    // caption change would force a layout of the page.
+    let primary_size = use_element_size(primary);
+    let secondary_size = use_element_size(secondary);
 
     // The collectives to play: the scenario's, and the comparison's.
     let shows = Memo::new(move |_| lab.scenario.with(|sc| compare.with(|c| Shows::new(sc, c))));
@@ -61,11 +68,12 @@ pub fn AnimationPanel() -> impl IntoView {
                 time.set_value(t);
             }
             let dark = dark.get_untracked();
+            let size = |s: ElementSize| (s.width.get_untracked(), s.height.get_untracked());
             if let Some(c) = primary.get_untracked() {
-                paint_show(&c, &s.main, t, dark);
+                paint_show(&c, size(primary_size), &s.main, t, dark);
             }
             if let (Some(other), Some(c)) = (&s.compared, secondary.get_untracked()) {
-                paint_show(&c, other, t, dark);
+                paint_show(&c, size(secondary_size), other, t, dark);
             }
             let text = main.round_label(t);
             if round_text.get_untracked() != text {
