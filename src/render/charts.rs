@@ -795,68 +795,11 @@ mod tests {
     use super::*;
     use crate::model::hardware;
     use crate::model::scenario::Scenario;
+    use crate::render::plot::recorder::{Log, Recorder};
     use crate::render::series::{compare_data, scaling_data};
-    use plotters::prelude::{DrawingBackend, IntoDrawingArea};
-    use plotters_backend::{BackendColor, BackendCoord, BackendStyle, DrawingErrorKind};
+    use plotters::prelude::IntoDrawingArea;
     use std::cell::RefCell;
     use std::rc::Rc;
-
-    /// What the recording backend saw.
-    #[derive(Default)]
-    struct Log {
-        lines: usize,
-        texts: Vec<String>,
-    }
-
-    /// A backend that records what is drawn, so drawing code is tested without a browser.
-    struct Recorder(Rc<RefCell<Log>>);
-
-    #[derive(Debug)]
-    struct Never;
-    impl std::fmt::Display for Never {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            write!(f, "never")
-        }
-    }
-    impl std::error::Error for Never {}
-
-    impl DrawingBackend for Recorder {
-        type ErrorType = Never;
-        fn get_size(&self) -> (u32, u32) {
-            (800, 500)
-        }
-        fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Never>> {
-            Ok(())
-        }
-        fn present(&mut self) -> Result<(), DrawingErrorKind<Never>> {
-            Ok(())
-        }
-        fn draw_pixel(
-            &mut self,
-            _: BackendCoord,
-            _: BackendColor,
-        ) -> Result<(), DrawingErrorKind<Never>> {
-            Ok(())
-        }
-        fn draw_line<S: BackendStyle>(
-            &mut self,
-            _: BackendCoord,
-            _: BackendCoord,
-            _: &S,
-        ) -> Result<(), DrawingErrorKind<Never>> {
-            self.0.borrow_mut().lines += 1;
-            Ok(())
-        }
-        fn draw_text<S: plotters_backend::BackendTextStyle>(
-            &mut self,
-            text: &str,
-            _: &S,
-            _: BackendCoord,
-        ) -> Result<(), DrawingErrorKind<Never>> {
-            self.0.borrow_mut().texts.push(text.to_string());
-            Ok(())
-        }
-    }
 
     /// Draws with `f` on a fresh recorder and returns the log and the plot area.
     fn record(
