@@ -102,7 +102,7 @@ fn KeyField(
     let id = format!("ctl-{testid}");
     let k = keys::key(key);
     let placeholder = move || match auto {
-        Some(f) => format!("auto: {}", sc.with(|s| f(&s.resolved()))),
+        Some(f) => format!("auto: {}", lab.setup.with(f)),
         None => k.map(|k| short_default(k.default)).unwrap_or_default(),
     };
     let accepts = k.map(|k| k.accepts);
@@ -159,7 +159,7 @@ fn auto_options(
     resolved: fn(&Setup) -> &'static str,
     items: &'static [(&'static str, &'static str)],
 ) -> Signal<Vec<(String, String)>> {
-    Signal::derive(move || with_auto(lab.scenario.with(|s| resolved(&s.resolved())), items))
+    Signal::derive(move || with_auto(lab.setup.with(resolved), items))
 }
 
 /// A key's value as a select shows it: empty when unset (the "auto" entry).
@@ -285,11 +285,11 @@ fn GpuChoice() -> impl IntoView {
 
 #[component]
 fn InterChoice() -> impl IntoView {
-    let sc = expect_context::<Lab>().scenario;
+    let lab = expect_context::<Lab>();
     view! {
         <Choice label="Between nodes" key="inter" testid="inter"
             options=Signal::derive(|| opts(&NETWORKS, |n| (n.id.to_string(), n.name.to_string())))
-            value=Signal::derive(move || sc.with(|s| s.resolved().inter.id.to_string())) />
+            value=Signal::derive(move || lab.setup.with(|s| s.inter.id.to_string())) />
     }
 }
 
@@ -364,7 +364,7 @@ pub fn Controls() -> impl IntoView {
                 key="intra"
                 testid="intra"
                 options=Signal::derive(|| opts(&FABRICS, |f| (f.id.to_string(), f.name.to_string())))
-                value=Signal::derive(move || sc.with(|s| s.resolved().intra.id.to_string()))
+                value=Signal::derive(move || lab.setup.with(|s| s.intra.id.to_string()))
             />
             <InterChoice />
             <Choice
@@ -372,7 +372,7 @@ pub fn Controls() -> impl IntoView {
                 key="nics"
                 testid="nics"
                 options=Signal::derive(|| (1u32..=8).map(|n| (n.to_string(), n.to_string())).collect())
-                value=Signal::derive(move || sc.with(|s| s.resolved().nics.to_string()))
+                value=Signal::derive(move || lab.setup.with(|s| s.nics.to_string()))
             />
             <Choice
                 label="All-reduce algorithm"
@@ -419,7 +419,7 @@ pub fn Controls() -> impl IntoView {
                 value=Signal::derive(move || sc.with(|s| s.batch.map(|v| v.to_string()).unwrap_or_default()))
                 placeholder="auto: one micro-batch per replica" />
             <Number label="Micro-batch per GPU" key="micro" testid="micro"
-                value=Signal::derive(move || sc.with(|s| s.resolved().micro.to_string())) />
+                value=Signal::derive(move || lab.setup.with(|s| s.micro.to_string())) />
             <Choice
                 label="Precision"
                 key="precision"
@@ -427,7 +427,7 @@ pub fn Controls() -> impl IntoView {
                 options=Signal::derive(move || {
                     sc.with(|s| s.gpu.precision_ids().iter().map(|p| (p.to_string(), p.to_ascii_uppercase())).collect())
                 })
-                value=Signal::derive(move || sc.with(|s| s.resolved().precision.id().to_string()))
+                value=Signal::derive(move || lab.setup.with(|s| s.precision.id().to_string()))
             />
         </fieldset>
         <fieldset>
@@ -437,7 +437,7 @@ pub fn Controls() -> impl IntoView {
                 key="tp"
                 testid="tp"
                 options=Signal::derive(move || {
-                    let pn = sc.with(|s| s.resolved().per_node);
+                    let pn = lab.setup.with(|s| s.per_node);
                     PER_NODE_STEPS
                         .iter()
                         .filter(|t| **t <= u64::from(pn))
@@ -466,7 +466,7 @@ pub fn Controls() -> impl IntoView {
                         ("3".into(), "3: + weights (FSDP)".into()),
                     ]
                 })
-                value=Signal::derive(move || sc.with(|s| s.resolved().zero.to_string()))
+                value=Signal::derive(move || lab.setup.with(|s| s.zero.to_string()))
             />
             <Choice
                 label="Activation recomputation"

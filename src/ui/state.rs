@@ -3,7 +3,7 @@
 
 use super::browser::{now_ms, record_perf};
 use crate::model::hardware::{self, Network};
-use crate::model::scenario::Scenario;
+use crate::model::scenario::{Scenario, Setup};
 use crate::model::step::{self, StepResult, Verdict};
 use crate::model::sweep;
 use crate::model::ModelError;
@@ -17,6 +17,8 @@ use leptos::prelude::*;
 pub struct Lab {
     /// The scenario on screen.
     pub scenario: RwSignal<Scenario>,
+    /// The scenario resolved (every default filled in), once per change, for the controls.
+    pub setup: Memo<Setup>,
     /// Input problems to show (bad URL values, a rejected control change).
     pub errors: RwSignal<Vec<ModelError>>,
     /// Networks drawn in the comparison chart.
@@ -198,6 +200,7 @@ impl Lab {
         let (sc, mut errs) = Scenario::parse_lenient(hash);
         errs.extend(route.problems.iter().cloned());
         let scenario = RwSignal::new(sc);
+        let setup = Memo::new(move |_| scenario.with(Scenario::resolved));
         // What the step reads: the scenario without the run's keys (price, failures, …), so
         // changing one of those re-sweeps nothing and redraws only the charts it moves.
         let step_scenario = Memo::new(move |_| scenario.with(train::step_scenario));
@@ -231,7 +234,7 @@ impl Lab {
                 .collect();
             step_scenario.with(|s| {
                 // Across nodes only: on one node the network plays no part.
-                let per_node = s.resolved().per_node;
+                let per_node = setup.with(|x| x.per_node);
                 let s = if s.gpus <= per_node {
                     Scenario {
                         gpus: per_node * 8,
@@ -245,6 +248,7 @@ impl Lab {
         });
         Lab {
             scenario,
+            setup,
             errors: RwSignal::new(errs),
             compare,
             result,
