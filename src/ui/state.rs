@@ -53,6 +53,12 @@ pub struct Lab {
     pub push_next: StoredValue<bool>,
     /// A page shown instead of the explorer (`page=validation`), kept in the hash.
     pub page: RwSignal<Option<String>>,
+    /// Presenter layout (`presenter=1`): the lesson and one chart, the controls hidden.
+    pub presenter: RwSignal<bool>,
+    /// The animation's playback speed (`speed=0.5`; 1 when absent), kept in the link.
+    pub anim_speed: RwSignal<f64>,
+    /// The animation pauses after each round (`pause=round`), kept in the link.
+    pub anim_pause: RwSignal<bool>,
     /// The group of the validation page a link points at (`group=step`), kept in the hash.
     pub page_group: RwSignal<Option<String>>,
 }
@@ -110,6 +116,12 @@ pub struct Route {
     pub projector: bool,
     /// `heading=0` hides an embedded widget's own heading.
     pub no_heading: bool,
+    /// `presenter=1`.
+    pub presenter: bool,
+    /// `speed=`: the animation's speed, a positive number; `None` when absent.
+    pub speed: Option<f64>,
+    /// `pause=round`: the animation stops after each round.
+    pub pause_rounds: bool,
     /// Problems with the page keys (a misspelt theme), named for the reader.
     pub problems: Vec<ModelError>,
     /// `page=`: a page shown instead of the explorer.
@@ -147,6 +159,24 @@ impl Route {
                 },
                 Some(("projector", v)) => r.projector = v == "1",
                 Some(("heading", v)) => r.no_heading = v == "0",
+                Some(("presenter", v)) => r.presenter = v == "1",
+                Some(("speed", v)) => match v.parse::<f64>() {
+                    Ok(x) if x.is_finite() && (0.05..=20.0).contains(&x) => r.speed = Some(x),
+                    _ => r.problems.push(ModelError::new(
+                        "speed",
+                        format!(
+                            "'{v}' is not an animation speed; accepted: a number from 0.05 to 20"
+                        ),
+                    )),
+                },
+                Some(("pause", v)) => match v {
+                    "round" => r.pause_rounds = true,
+                    "none" => r.pause_rounds = false,
+                    _ => r.problems.push(ModelError::new(
+                        "pause",
+                        format!("'{v}' is not a pause mode; accepted: round, none"),
+                    )),
+                },
                 Some(("page", v)) => r.page = Some(v.to_string()),
                 Some(("group", v)) => r.group = Some(v.to_string()),
                 _ => rest.push(pair),
@@ -171,6 +201,16 @@ impl Route {
         }
         if lab.projector.get() {
             p.push_str("projector=1&");
+        }
+        if lab.presenter.get() {
+            p.push_str("presenter=1&");
+        }
+        let speed = lab.anim_speed.get();
+        if speed != 1.0 {
+            p.push_str(&format!("speed={speed}&"));
+        }
+        if lab.anim_pause.get() {
+            p.push_str("pause=round&");
         }
         if let Some(page) = lab.page.get() {
             p.push_str(&format!("page={page}&"));
@@ -266,6 +306,9 @@ impl Lab {
             push_next: StoredValue::new(false),
             page: RwSignal::new(route.page),
             page_group: RwSignal::new(route.group),
+            presenter: RwSignal::new(route.presenter),
+            anim_speed: RwSignal::new(route.speed.unwrap_or(1.0)),
+            anim_pause: RwSignal::new(route.pause_rounds),
         }
     }
 
@@ -288,6 +331,16 @@ impl Lab {
         }
         if r.projector != self.projector.get_untracked() {
             self.projector.set(r.projector);
+        }
+        if r.presenter != self.presenter.get_untracked() {
+            self.presenter.set(r.presenter);
+        }
+        let speed = r.speed.unwrap_or(1.0);
+        if speed != self.anim_speed.get_untracked() {
+            self.anim_speed.set(speed);
+        }
+        if r.pause_rounds != self.anim_pause.get_untracked() {
+            self.anim_pause.set(r.pause_rounds);
         }
         if r.page != self.page.get_untracked() {
             self.page.set(r.page);
