@@ -1,5 +1,6 @@
 // Shared e2e harness: serves dist/ on loopback, drives Debian's Chromium with playwright-core,
-// records console errors and any request that leaves the page's origin.
+// records console errors and any request that leaves the page's origin. E2E_DIST names another
+// build directory than dist/ (e.g. `trunk build --release --dist dist-mine`).
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import net from 'node:net';
@@ -38,7 +39,7 @@ async function waitForServer(port) {
 export async function start() {
   const port = await freePort();
   const server = spawn('python3', ['-m', 'http.server', '--bind', '127.0.0.1', '--directory',
-    path.join(root, 'dist'), String(port)], { stdio: 'ignore' });
+    path.resolve(root, process.env.E2E_DIST || 'dist'), String(port)], { stdio: 'ignore' });
   await waitForServer(port);
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
