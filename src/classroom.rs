@@ -1,8 +1,8 @@
 //! What the reader-facing panels decide, as plain Rust tested natively: a reader's progress
 //! through a lesson (predictions, the model's answers, the score and the closing summary), the
 //! message for a link to a lesson or step that does not exist, "did you mean" for a misspelt
-//! name in a link, the words on the button that applies a fix, and a view's inputs as a
-//! teacher exports or prints them.
+//! name in a link, the words on the button that applies a fix, a view's inputs as a
+//! teacher exports or prints them, and a lesson as a printed handout with its answer key.
 
 use crate::lessons::{format_value, Lesson};
 use crate::model::keys::KEYS;
@@ -226,6 +226,112 @@ pub fn first_sentence(text: &str) -> String {
     text[..cut].trim().to_string()
 }
 
+/// Lines left under each question of a handout for the written answer.
+pub const HANDOUT_BLANKS: usize = 3;
+
+/// A lesson as a printed handout: every step's scene, question, choices and scenario, with
+/// lines to write on; the answer key, printed on a page of its own, gives each step's closest
+/// choice and the model's number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Handout {
+    /// The lesson's title.
+    pub title: String,
+    /// One entry per step, in order.
+    pub steps: Vec<HandoutStep>,
+    /// The answers, one line per step.
+    pub key: Vec<KeyLine>,
+}
+
+/// One step of a handout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandoutStep {
+    /// The step's number, from 1.
+    pub number: usize,
+    /// The scene.
+    pub text: String,
+    /// The question.
+    pub question: String,
+    /// The choices with their unit (`0.80×`), in the lesson's order.
+    pub choices: Vec<String>,
+    /// How many lines to leave for the written answer.
+    pub blanks: usize,
+    /// The scenario string the step sets.
+    pub scenario: String,
+    /// The keys the step's scenario sets, with their values (the table under the question).
+    pub inputs: Vec<Input>,
+}
+
+/// One step's answer in a handout's key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyLine {
+    /// The step's number, from 1.
+    pub number: usize,
+    /// The step's question.
+    pub question: String,
+    /// The model's number in the step's unit, or why it could not be computed.
+    pub answer: Result<f64, String>,
+    /// The model's number in words (`The model says 0.80×.`), or the problem.
+    pub answer_text: String,
+    /// The choice closest to the model's number, with its unit.
+    pub closest: Option<String>,
+    /// What the step shows: the first sentence of its explanation.
+    pub why: String,
+}
+
+/// The handout of a lesson; every answer is computed by the model.
+pub fn handout(lesson: &Lesson) -> Handout {
+    let steps = lesson
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(k, s)| HandoutStep {
+            number: k + 1,
+            text: s.text.clone(),
+            question: s.question.clone(),
+            choices: s
+                .choices
+                .iter()
+                .map(|c| format_value(*c, &s.unit))
+                .collect(),
+            blanks: HANDOUT_BLANKS,
+            scenario: s.scenario.clone(),
+            // The lessons' scenarios all parse (a test checks); one that did not would print
+            // its string alone.
+            inputs: Scenario::parse(&s.scenario)
+                .map(|sc| inputs(&sc).into_iter().filter(|i| i.given).collect())
+                .unwrap_or_default(),
+        })
+        .collect();
+    let key = lesson
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let answer = s.answer();
+            KeyLine {
+                number: k + 1,
+                question: s.question.clone(),
+                answer_text: match &answer {
+                    Ok(v) => format!("The model says {}.", format_value(*v, &s.unit)),
+                    Err(e) => e.clone(),
+                },
+                closest: answer
+                    .as_ref()
+                    .ok()
+                    .and_then(|v| s.closest_choice(*v))
+                    .map(|b| format_value(s.choices[b], &s.unit)),
+                answer,
+                why: first_sentence(&s.explain),
+            }
+        })
+        .collect();
+    Handout {
+        title: lesson.title.clone(),
+        steps,
+        key,
+    }
+}
+
 /// What the lesson panel shows for a lesson link.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LessonLink<'a> {
@@ -443,6 +549,81 @@ mod tests {
         assert!(["0", "1", "2", "3"].contains(&row("zero").value.as_str()));
         assert!(!row("precision").value.is_empty());
         assert!(rows.iter().all(|r| !r.value.is_empty()));
+    }
+
+    #[test]
+    fn every_lesson_has_a_handout_with_its_questions_blanks_and_a_key_from_the_model() {
+        for l in lessons().unwrap() {
+            let h = handout(&l);
+            assert_eq!(h.title, l.title);
+            assert_eq!(h.steps.len(), l.steps.len(), "{}", l.id);
+            assert_eq!(h.key.len(), l.steps.len(), "{}", l.id);
+            for (k, (s, hs)) in l.steps.iter().zip(&h.steps).enumerate() {
+                let at = format!("{} step {}", l.id, k + 1);
+                assert_eq!(hs.number, k + 1, "{at}");
+                assert_eq!(hs.question, s.question, "{at}");
+                assert!(hs.blanks >= 2, "{at}: lines to write on");
+                assert_eq!(hs.choices.len(), s.choices.len(), "{at}");
+                assert!(
+                    hs.choices.iter().all(|c| !c.is_empty()),
+                    "{at}: {:?}",
+                    hs.choices
+                );
+                // The table holds every key the step's scenario sets (as the model reads it:
+                // a default spelt out, `algo=auto`, is not a setting), with its value.
+                let canonical = Scenario::parse(&s.scenario).unwrap().to_query();
+                for pair in canonical.split('&') {
+                    let (key, value) = pair.split_once('=').unwrap();
+                    assert!(
+                        hs.inputs.iter().any(|i| i.key == key && i.value == value),
+                        "{at}: {key}={value} missing from {:?}",
+                        hs.inputs
+                    );
+                }
+                assert!(hs.inputs.iter().all(|i| i.given), "{at}");
+                // The key: the model's number and the choice closest to it.
+                let line = &h.key[k];
+                let v = s.answer().unwrap();
+                assert_eq!(line.answer, Ok(v), "{at}");
+                assert!(
+                    line.answer_text.contains(&format_value(v, &s.unit)),
+                    "{at}: {}",
+                    line.answer_text
+                );
+                let best = s.closest_choice(v).unwrap();
+                assert_eq!(
+                    line.closest.as_deref(),
+                    Some(format_value(s.choices[best], &s.unit).as_str()),
+                    "{at}"
+                );
+                assert!(!line.why.is_empty(), "{at}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_handout_key_is_the_model_s_number_not_a_typed_one() {
+        use crate::model::report::evaluate_metric;
+        // leaving-the-box step 1: 64 GPUs over 100 GbE against 8 in one box, computed here from
+        // the step reports directly.
+        let l = lesson("leaving-the-box");
+        let eight = evaluate_metric(
+            "step",
+            "gpus=8&per_node=8&gpu=h100&intra=nvlink4&model=llama3-8b&zero=3",
+            "throughput",
+        )
+        .unwrap();
+        let sixty_four = evaluate_metric("step", &l.steps[0].scenario, "throughput").unwrap();
+        let key = &handout(&l).key[0];
+        let got = key.answer.clone().unwrap();
+        assert!(
+            (got - sixty_four / eight).abs() < 1e-9,
+            "{got} vs {}",
+            sixty_four / eight
+        );
+        assert!(got < 1.0, "slower than one box: {got}");
+        assert_eq!(key.closest.as_deref(), Some("0.80×"));
+        assert!(key.answer_text.starts_with("The model says 0."));
     }
 
     #[test]

@@ -43,7 +43,22 @@ pub struct Step {
     pub reveal: Reveal,
     /// What the answer means.
     pub explain: String,
+    /// The chart the step is about (one of [`CHARTS`]), the one a presenter shows beside the
+    /// lesson; the speedup chart when absent.
+    #[serde(default)]
+    pub chart: Option<String>,
 }
+
+/// The charts a step can name: `speedup`, `efficiency`, `breakdown`, `time-to-train`, `compare`
+/// (other networks) and `topology` (the job on the cluster's network).
+pub const CHARTS: [&str; 6] = [
+    "speedup",
+    "efficiency",
+    "breakdown",
+    "time-to-train",
+    "compare",
+    "topology",
+];
 
 /// How a step's answer comes from the model.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -120,6 +135,14 @@ pub fn parse(json: &str) -> Result<Vec<Lesson>, String> {
             s.reveal
                 .check()
                 .map_err(|e| format!("lesson '{}' step {}: {e}", l.id, i + 1))?;
+            if let Some(c) = s.chart.as_deref().filter(|c| !CHARTS.contains(c)) {
+                return Err(format!(
+                    "lesson '{}' step {}: '{c}' is not a chart; accepted: {}",
+                    l.id,
+                    i + 1,
+                    CHARTS.join(", ")
+                ));
+            }
         }
     }
     Ok(lessons)
@@ -185,6 +208,11 @@ impl Step {
     /// The model's answer to this step's question.
     pub fn answer(&self) -> Result<f64, String> {
         self.reveal.value(&self.scenario)
+    }
+
+    /// The chart this step is about: its own, else the speedup chart.
+    pub fn chart(&self) -> &str {
+        self.chart.as_deref().unwrap_or(CHARTS[0])
     }
 
     /// The choice closest to the model's answer (on a log scale for ratios and sizes).
@@ -322,8 +350,33 @@ mod tests {
         let typo = json.replace("throughput", "thruput");
         assert!(parse(&typo).unwrap_err().contains("no metric 'thruput'"));
         assert!(parse("{").is_err());
+        let chart = json.replace(r#""explain":"e""#, r#""explain":"e","chart":"pie""#);
+        assert_eq!(
+            parse(&chart).unwrap_err(),
+            "lesson 'mine' step 1: 'pie' is not a chart; accepted: speedup, efficiency, breakdown, time-to-train, compare, topology"
+        );
+        assert_eq!(
+            ls[0].steps[0].chart(),
+            "speedup",
+            "the speedup chart by default"
+        );
         let empty = r#"{"lessons":[{"id":"x","title":"X","steps":[]}]}"#;
         assert_eq!(parse(empty).unwrap_err(), "lesson 'x': it has no steps");
+    }
+
+    #[test]
+    fn steps_about_the_network_or_the_run_name_their_chart() {
+        let ls = lessons().unwrap();
+        let chart = |id: &str, i: usize| {
+            ls.iter().find(|l| l.id == id).unwrap().steps[i]
+                .chart()
+                .to_string()
+        };
+        assert_eq!(chart("leaving-the-box", 1), "compare");
+        assert_eq!(chart("placement", 0), "topology");
+        assert_eq!(chart("stragglers", 0), "breakdown");
+        assert_eq!(chart("failures", 0), "time-to-train");
+        assert_eq!(chart("memory-wall", 0), "speedup");
     }
 
     #[test]
