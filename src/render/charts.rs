@@ -206,11 +206,66 @@ pub fn draw<DB: DrawingBackend>(
     }
 }
 
+/// Draws a figure as [`draw`] does, with a pinned scenario A's curve (dashed, "A (pinned)")
+/// beside the live one on the speedup and efficiency charts; the other charts ignore `pinned`.
+pub fn draw_with_pin<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    figure: Figure<'_>,
+    pinned: Option<&ScalingData>,
+    st: &Style,
+) -> DrawResult<PlotArea> {
+    match (figure, pinned) {
+        (Figure::Speedup(d), Some(a)) => draw_speedup_with(root, d, Some(a), st),
+        (Figure::Efficiency(d), Some(a)) => draw_efficiency_with(root, d, Some(a), st),
+        _ => draw(root, figure, st),
+    }
+}
+
+/// The pinned curve's colour: blue, apart from the live curve's ink, Amdahl's orange and the
+/// ideal's sky blue.
+pub const PINNED_COLOUR: RGBColor = PALETTE[5];
+
+/// Draws A's curve (`y` of each point) dashed, with triangle markers so it differs from the
+/// live curve by shape as well as colour, and returns its legend entry.
+fn pinned_curve<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
+    chart: &mut GpuChart<'a, DB, Y>,
+    a: &ScalingData,
+    y: impl Fn(&Point) -> f64,
+    st: &Style,
+) -> DrawResult<(String, Glyph)> {
+    let c = PINNED_COLOUR;
+    let xy: Vec<(f64, f64)> = a.points.iter().map(|p| (f64::from(p.gpus), y(p))).collect();
+    chart
+        .draw_series(DashedLineSeries::new(
+            xy.clone(),
+            st.px(8.0),
+            st.px(4.0),
+            c.stroke_width(st.px(2.5)),
+        ))
+        .map_err(err)?;
+    let size = st.px(3.5) as i32;
+    chart
+        .draw_series(xy.iter().map(|p| TriangleMarker::new(*p, size, c.filled())))
+        .map_err(err)?;
+    Ok(("A (pinned)".to_string(), Glyph::Line(c, true)))
+}
+
 /// Speedup against GPU count (log–log): ideal, the model, the matching Amdahl curve, a marker at
 /// the chosen count, out-of-memory counts shaded.
 pub fn draw_speedup<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     d: &ScalingData,
+    st: &Style,
+) -> DrawResult<PlotArea> {
+    draw_speedup_with(root, d, None, st)
+}
+
+/// [`draw_speedup`], with a pinned scenario A's curve when there is one (the live curve is
+/// then "B (live)").
+fn draw_speedup_with<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    d: &ScalingData,
+    pinned: Option<&ScalingData>,
     st: &Style,
 ) -> DrawResult<PlotArea> {
     let mut chart = speedup_frame(root, st)?;
@@ -243,6 +298,9 @@ pub fn draw_speedup<DB: DrawingBackend>(
         format!("Amdahl, serial {:.3} %", 100.0 * d.serial_fraction),
         Glyph::Line(amdahl, true),
     ));
+    if let Some(a) = pinned {
+        entries.push(pinned_curve(&mut chart, a, |p| p.speedup.max(1.0), st)?);
+    }
     let ink = st.ink();
     let model: Vec<(f64, f64)> = d
         .points
@@ -252,7 +310,12 @@ pub fn draw_speedup<DB: DrawingBackend>(
     chart
         .draw_series(LineSeries::new(model.clone(), ink.stroke_width(st.px(3.0))))
         .map_err(err)?;
-    entries.push(("this cluster (model)".into(), Glyph::Line(ink, false)));
+    let live = if pinned.is_some() {
+        "B (live)"
+    } else {
+        "this cluster (model)"
+    };
+    entries.push((live.into(), Glyph::Line(ink, false)));
     chart
         .draw_series(
             model
@@ -374,10 +437,29 @@ pub fn draw_efficiency<DB: DrawingBackend>(
     d: &ScalingData,
     st: &Style,
 ) -> DrawResult<PlotArea> {
+    draw_efficiency_with(root, d, None, st)
+}
+
+/// [`draw_efficiency`], with a pinned scenario A's curve when there is one (the live curve is
+/// then "B (live)").
+fn draw_efficiency_with<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    d: &ScalingData,
+    pinned: Option<&ScalingData>,
+    st: &Style,
+) -> DrawResult<PlotArea> {
     let mut chart = frame(root, st, 0f64..1.05, "efficiency", &percent)?;
     let oom = d.out_of_memory_ranges();
     shade_oom(&mut chart, &oom, (0.0, 1.05), st)?;
     let mut entries: Vec<(String, Glyph)> = oom_entry(&oom, st).into_iter().collect();
+    if let Some(a) = pinned {
+        entries.push(pinned_curve(
+            &mut chart,
+            a,
+            |p| p.efficiency.clamp(0.0, 1.05),
+            st,
+        )?);
+    }
     let ink = st.ink();
     let pts: Vec<(f64, f64)> = d
         .points
@@ -388,7 +470,12 @@ pub fn draw_efficiency<DB: DrawingBackend>(
     chart
         .draw_series(LineSeries::new(pts.clone(), ink.stroke_width(w)))
         .map_err(err)?;
-    entries.push(("efficiency".into(), Glyph::Line(ink, false)));
+    let live = if pinned.is_some() {
+        "B (live)"
+    } else {
+        "efficiency"
+    };
+    entries.push((live.into(), Glyph::Line(ink, false)));
     chart
         .draw_series(
             pts.iter()
@@ -914,6 +1001,58 @@ mod tests {
         assert!(area.x.0 < area.x.1);
         // The same hover mapping as the other charts (GPUs on the same log axis).
         assert!((area.gpus_at(f64::from(area.x.1), MAX_X) - MAX_X).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_pinned_scenario_is_drawn_dashed_beside_the_live_one() {
+        let b =
+            scaling_data(&Scenario::parse("gpus=64&gpu=a100&inter=ib-ndr&model=gpt2-xl").unwrap());
+        let a =
+            scaling_data(&Scenario::parse("gpus=64&gpu=a100&inter=tcp25&model=gpt2-xl").unwrap());
+        for (f, alone) in [
+            (Figure::Speedup(&b), "this cluster (model)"),
+            (Figure::Efficiency(&b), "efficiency"),
+        ] {
+            let (plain, _) = record(|root| draw(root, f, &style()));
+            let (same, _) = record(|root| draw_with_pin(root, f, None, &style()));
+            assert_eq!(plain.texts, same.texts, "no pin draws the chart as before");
+            assert_eq!(plain.lines, same.lines);
+            let (both, area) = record(|root| draw_with_pin(root, f, Some(&a), &style()));
+            assert!(
+                both.texts.iter().any(|t| t == "A (pinned)"),
+                "{:?}",
+                both.texts
+            );
+            assert!(
+                both.texts.iter().any(|t| t == "B (live)"),
+                "{:?}",
+                both.texts
+            );
+            // The live curve's own legend entry gives way to "B (live)" (the efficiency
+            // chart's axis keeps its name).
+            let count = |texts: &[String]| texts.iter().filter(|t| *t == alone).count();
+            assert_eq!(
+                count(&both.texts) + 1,
+                count(&plain.texts),
+                "{:?}",
+                both.texts
+            );
+            // A's dashes and markers are drawn on top of what was there.
+            assert!(
+                both.lines > plain.lines + a.points.len(),
+                "{} vs {}",
+                both.lines,
+                plain.lines
+            );
+            assert!(area.x.0 < area.x.1);
+        }
+        // The other charts take no pinned curve.
+        let sc = Scenario::parse("gpus=64&gpu=h100&model=resnet50").unwrap();
+        let run = crate::render::train::run_data(&sc, &crate::model::sweep::curve(&sc));
+        let f = Figure::TimeToTrain(&run);
+        let (plain, _) = record(|root| draw(root, f, &style()));
+        let (pinned, _) = record(|root| draw_with_pin(root, f, Some(&a), &style()));
+        assert_eq!(plain.texts, pinned.texts);
     }
 
     #[test]

@@ -264,6 +264,255 @@ pub fn duration(s: f64) -> String {
     }
 }
 
+/// Pin and compare (issue 15): a pinned scenario A beside the live scenario B. Everything here
+/// is pure so it is tested natively; the page keeps A in a signal and reads these.
+pub mod pin {
+    use super::{duration, group, ScalingData};
+    use crate::model::scenario::Scenario;
+    use crate::model::step::StepResult;
+    use crate::render::figure::Table;
+
+    /// The characters of a scenario query that would mix with the hash's own keys, as
+    /// RFC 3986 percent-encodes them: `%` first (so a literal `%` survives), then the pair and
+    /// key separators and the fragment mark.
+    const RESERVED: [(char, &str); 4] = [('%', "%25"), ('&', "%26"), ('=', "%3D"), ('#', "%23")];
+
+    /// A's scenario query as one hash value (`pin=gpus%3D64%26inter%3Dtcp100`): `%`, `&`, `=` and
+    /// `#` percent-encoded, everything else as it is, so the link stays readable.
+    pub fn encode(query: &str) -> String {
+        let mut out = String::with_capacity(query.len() + 16);
+        for c in query.chars() {
+            match RESERVED.iter().find(|(r, _)| *r == c) {
+                Some((_, e)) => out.push_str(e),
+                None => out.push(c),
+            }
+        }
+        out
+    }
+
+    /// The scenario query from a `pin=` value: every `%XX` decoded (a browser or a hand may
+    /// encode more than [`encode`] does). A `%` not followed by two hex digits, or bytes that
+    /// are not UTF-8, is an error naming what is wrong.
+    pub fn decode(value: &str) -> Result<String, String> {
+        let bytes = value.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'%' {
+                let hex = bytes
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(b) => out.push(b),
+                    None => {
+                        return Err(format!(
+                            "'%' at character {} is not followed by two hex digits (write a literal % as %25)",
+                            i + 1
+                        ))
+                    }
+                }
+                i += 3;
+            } else {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+        String::from_utf8(out).map_err(|_| "the decoded scenario is not UTF-8 text".to_string())
+    }
+
+    /// One key whose value differs between A and B.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct KeyDiff {
+        /// The scenario key (`inter`).
+        pub key: String,
+        /// A's value (the default's text when A does not give it).
+        pub a: String,
+        /// B's value.
+        pub b: String,
+    }
+
+    /// The keys whose values differ between A and B, in the scenario format's key order.
+    pub fn differing_keys(a: &Scenario, b: &Scenario) -> Vec<KeyDiff> {
+        let (qa, qb) = (a.to_query(), b.to_query());
+        let pairs = |q: &str| -> Vec<(String, String)> {
+            q.split('&')
+                .filter_map(|p| p.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let (pa, pb) = (pairs(&qa), pairs(&qb));
+        let value = |pairs: &[(String, String)], sc: &Scenario, k: &str| {
+            pairs
+                .iter()
+                .find(|(x, _)| x == k)
+                .map(|(_, v)| v.clone())
+                .or_else(|| sc.get(k))
+                // A key with no text of its own (chosen by the model when not given).
+                .unwrap_or_else(|| "(default)".to_string())
+        };
+        // Keys in the order A's query gives them, then B's own.
+        let mut keys: Vec<&str> = pa.iter().map(|(k, _)| k.as_str()).collect();
+        for (k, _) in &pb {
+            if !keys.contains(&k.as_str()) {
+                keys.push(k);
+            }
+        }
+        keys.into_iter()
+            .filter_map(|k| {
+                let (va, vb) = (value(&pa, a, k), value(&pb, b, k));
+                (va != vb).then(|| KeyDiff {
+                    key: k.to_string(),
+                    a: va,
+                    b: vb,
+                })
+            })
+            .collect()
+    }
+
+    /// The differences as one line: "A: inter=tcp100 · B: inter=ib-ndr".
+    pub fn keys_text(diffs: &[KeyDiff]) -> String {
+        if diffs.is_empty() {
+            return "A and B are the same scenario: change a control to compare.".to_string();
+        }
+        let side = |f: fn(&KeyDiff) -> &str| {
+            diffs
+                .iter()
+                .map(|d| format!("{}={}", d.key, f(d)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        format!("A: {} · B: {}", side(|d| &d.a), side(|d| &d.b))
+    }
+
+    /// `x` against `y` as "1.32×" (two decimals below 10, one above).
+    fn times(r: f64) -> String {
+        if r >= 10.0 {
+            format!("{r:.1}×")
+        } else {
+            format!("{r:.2}×")
+        }
+    }
+
+    /// How B's step and throughput compare with A's: "B is 1.32× faster per step than A
+    /// (0.85 s against 1.12 s)." When the throughput ratio differs from the step's (the GPU
+    /// count or the batch differs), a second sentence gives it.
+    pub fn difference(a: &StepResult, b: &StepResult) -> String {
+        let (ta, tb) = (a.breakdown.total(), b.breakdown.total());
+        if !(ta > 0.0 && tb > 0.0) {
+            return String::new();
+        }
+        let per_step = if (ta / tb - 1.0).abs() < 0.005 {
+            format!("B and A take the same time per step ({}).", duration(tb))
+        } else if tb < ta {
+            format!(
+                "B is {} faster per step than A ({} against {}).",
+                times(ta / tb),
+                duration(tb),
+                duration(ta)
+            )
+        } else {
+            format!(
+                "B is {} slower per step than A ({} against {}).",
+                times(tb / ta),
+                duration(tb),
+                duration(ta)
+            )
+        };
+        let (ra, rb) = (a.throughput, b.throughput);
+        let through = rb / ra;
+        if ra > 0.0 && ((through * tb / ta) - 1.0).abs() > 0.01 {
+            format!(
+                "{per_step} B processes {} A's samples per second.",
+                times(through)
+            )
+        } else {
+            per_step
+        }
+    }
+
+    /// The columns A adds to the scaling table.
+    const COLUMNS: [&str; 4] = ["A_speedup", "A_efficiency", "A_step_ms", "A_fits"];
+
+    /// B's scaling-table titles with A's columns after them ("A speedup", …).
+    pub fn titles(mut b: Vec<String>) -> Vec<String> {
+        b.extend(COLUMNS.iter().map(|c| c.replace('_', " ")));
+        b
+    }
+
+    /// B's scaling table (first column `gpus`) with A's speedup, efficiency, step time and fit
+    /// beside each count; a count only one of them has gets empty cells for the other.
+    pub fn table(b: Table, a: &ScalingData) -> Table {
+        let b_width = b.header.len();
+        let a_cells = |gpus: u32| -> Vec<String> {
+            match a.points.iter().find(|p| p.gpus == gpus) {
+                Some(p) => vec![
+                    format!("{:.4}", p.speedup),
+                    format!("{:.4}", p.efficiency),
+                    format!("{:.4}", p.breakdown.total() * 1e3),
+                    p.fits.to_string(),
+                ],
+                None => vec![String::new(); COLUMNS.len()],
+            }
+        };
+        let mut rows: Vec<(u32, Vec<String>)> = b
+            .rows
+            .into_iter()
+            .map(|mut r| {
+                let gpus = r.first().and_then(|g| g.parse().ok()).unwrap_or(0);
+                r.extend(a_cells(gpus));
+                (gpus, r)
+            })
+            .collect();
+        for p in &a.points {
+            if !rows.iter().any(|(g, _)| *g == p.gpus) {
+                let mut r = vec![String::new(); b_width];
+                if let Some(first) = r.first_mut() {
+                    *first = p.gpus.to_string();
+                }
+                r.extend(a_cells(p.gpus));
+                rows.push((p.gpus, r));
+            }
+        }
+        rows.sort_by_key(|(g, _)| *g);
+        let mut header = b.header;
+        header.extend(COLUMNS.iter().map(|c| c.to_string()));
+        Table {
+            header,
+            rows: rows.into_iter().map(|(_, r)| r).collect(),
+        }
+    }
+
+    /// What a hovered count adds for A: " · A (pinned): 20.1×" on the speedup chart,
+    /// " · A (pinned): 31.4 % efficient" on the efficiency chart; empty when A has no such count.
+    pub fn readout(a: &ScalingData, gpus: u32, speedup: bool) -> String {
+        a.points
+            .iter()
+            .find(|p| p.gpus == gpus)
+            .map(|p| {
+                if speedup {
+                    format!(" · A (pinned): {:.1}×", p.speedup)
+                } else {
+                    format!(" · A (pinned): {:.1} % efficient", 100.0 * p.efficiency)
+                }
+            })
+            .unwrap_or_default()
+    }
+
+    /// The sentence A adds to a chart's takeaway.
+    pub fn takeaway(a: &ScalingData) -> String {
+        match a.chosen_point() {
+            Some(p) => format!(
+                " The pinned scenario A (dashed) reaches {:.1}× at its {} GPUs ({:.0} % of ideal).",
+                p.speedup,
+                group(p.gpus),
+                100.0 * p.efficiency
+            ),
+            None => " The pinned scenario A (dashed) has no valid point at its GPU count.".into(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,5 +578,164 @@ mod tests {
         assert_eq!(duration(1.25), "1.25 s");
         assert_eq!(duration(0.0034), "3.4 ms");
         assert_eq!(duration(12e-6), "12.0 µs");
+    }
+
+    // Pin and compare (issue 15).
+
+    fn sc(q: &str) -> Scenario {
+        Scenario::parse(q).unwrap()
+    }
+
+    #[test]
+    fn a_pinned_query_survives_the_hash_as_one_value() {
+        let q = "gpus=64&per_node=8&gpu=h100&inter=tcp100&model=llama3-8b&bytes=4KiB";
+        let v = pin::encode(q);
+        assert!(
+            !v.contains('&') && !v.contains('=') && !v.contains('#'),
+            "{v}"
+        );
+        assert_eq!(
+            v,
+            "gpus%3D64%26per_node%3D8%26gpu%3Dh100%26inter%3Dtcp100%26model%3Dllama3-8b%26bytes%3D4KiB"
+        );
+        assert_eq!(pin::decode(&v).unwrap(), q);
+        // A literal % and a fragment mark round-trip too; lower-case hex and over-encoding
+        // (a browser may encode more) decode.
+        for q in ["a=50%&b=#1", "", "x=é"] {
+            assert_eq!(pin::decode(&pin::encode(q)).unwrap(), q);
+        }
+        assert_eq!(
+            pin::decode("gpus%3d8%26inter%3Dtcp%31").unwrap(),
+            "gpus=8&inter=tcp1"
+        );
+        // A whole scenario's canonical query comes back as the same scenario.
+        let a = sc(q);
+        let back = pin::decode(&pin::encode(&a.to_query())).unwrap();
+        assert_eq!(Scenario::parse(&back).unwrap(), a);
+    }
+
+    #[test]
+    fn a_broken_pin_value_is_an_error_that_says_what_is_wrong() {
+        let e = pin::decode("gpus%3D8%2").unwrap_err();
+        assert!(e.contains("character 9") && e.contains("%25"), "{e}");
+        assert!(pin::decode("gpus%G1").is_err());
+        assert!(pin::decode("%FF%FE").unwrap_err().contains("UTF-8"));
+    }
+
+    #[test]
+    fn the_differing_keys_name_both_values() {
+        let a = sc("gpus=64&gpu=h100&inter=tcp100&model=llama3-8b");
+        let b = sc("gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b");
+        let d = pin::differing_keys(&a, &b);
+        assert_eq!(
+            d,
+            vec![pin::KeyDiff {
+                key: "inter".into(),
+                a: "tcp100".into(),
+                b: "ib-ndr".into()
+            }]
+        );
+        assert_eq!(pin::keys_text(&d), "A: inter=tcp100 · B: inter=ib-ndr");
+        // A key one side leaves at its default shows the default's value.
+        let b2 = sc("gpus=64&gpu=h100&inter=tcp100&model=llama3-8b&zero=3");
+        let d2 = pin::differing_keys(&a, &b2);
+        assert_eq!(d2.len(), 1, "{d2:?}");
+        assert_eq!(d2[0].key, "zero");
+        assert_eq!(d2[0].b, "3");
+        assert_eq!(
+            d2[0].a, "(default)",
+            "ZeRO is chosen by the model when not given"
+        );
+        assert!(pin::differing_keys(&a, &a).is_empty());
+        assert!(pin::keys_text(&[]).starts_with("A and B are the same scenario"));
+    }
+
+    #[test]
+    fn the_difference_says_which_is_faster_and_by_how_much() {
+        let eval = |q: &str| crate::model::step::evaluate(&sc(q)).unwrap();
+        let a = eval("gpus=64&gpu=a100&inter=tcp100&nics=1&model=llama3-8b&zero=3");
+        let b = eval("gpus=64&gpu=a100&inter=ib-ndr&nics=1&model=llama3-8b&zero=3");
+        let ratio = a.breakdown.total() / b.breakdown.total();
+        assert!(ratio > 1.05, "InfiniBand beats 100 GbE TCP here: {ratio}");
+        let t = pin::difference(&a, &b);
+        assert!(
+            t.starts_with(&format!("B is {ratio:.2}× faster per step than A (")),
+            "{t}"
+        );
+        // Same batch, same count: the throughput says nothing more.
+        assert!(!t.contains("samples per second"), "{t}");
+        let back = pin::difference(&b, &a);
+        assert!(
+            back.starts_with(&format!("B is {ratio:.2}× slower per step")),
+            "{back}"
+        );
+        assert!(pin::difference(&a, &a).starts_with("B and A take the same time per step"));
+        // Weak scaling on twice the GPUs: the batch doubles, so throughput gets its own ratio.
+        let c = eval("gpus=128&gpu=a100&inter=tcp100&nics=1&model=llama3-8b&zero=3");
+        assert!(pin::difference(&a, &c).contains("A's samples per second"));
+    }
+
+    #[test]
+    fn the_table_holds_both_curves_row_by_row() {
+        let b = scaling_data(&sc("gpus=96&gpu=a100&inter=ib-ndr&model=gpt2-xl"));
+        let a = scaling_data(&sc("gpus=48&gpu=a100&inter=tcp100&model=gpt2-xl"));
+        let bt = crate::render::figure::Figure::Speedup(&b).table();
+        let btitles = crate::render::figure::Figure::Speedup(&b).titles();
+        let t = pin::table(bt.clone(), &a);
+        // The closed table's header names the same columns as the open one.
+        assert_eq!(pin::titles(btitles), t.titles());
+        assert!(t.csv().starts_with("gpus,speedup,"));
+        assert!(t.header.ends_with(&[
+            "A_speedup".to_string(),
+            "A_efficiency".into(),
+            "A_step_ms".into(),
+            "A_fits".into()
+        ]));
+        assert!(t.rows.iter().all(|r| r.len() == t.header.len()));
+        // Every count of either curve, once, in order: A's 48 is a row of its own.
+        assert_eq!(t.rows.len(), b.points.len() + 1);
+        let gpus: Vec<u32> = t.rows.iter().map(|r| r[0].parse().unwrap()).collect();
+        assert!(gpus.windows(2).all(|w| w[0] < w[1]), "{gpus:?}");
+        let w = bt.header.len();
+        let row = |g: u32| t.rows.iter().find(|r| r[0] == g.to_string()).unwrap();
+        assert_eq!(row(48)[1], "", "B has no point at 48");
+        let a48 = a.points.iter().find(|p| p.gpus == 48).unwrap();
+        assert_eq!(row(48)[w], format!("{:.4}", a48.speedup));
+        assert_eq!(row(96)[w], "", "A has no point at 96");
+        assert_eq!(
+            row(96)[1],
+            format!("{:.4}", b.chosen_point().unwrap().speedup)
+        );
+        // At a shared count beyond one node both sides hold their own numbers.
+        let (a16, b16) = (&a.points[4], &b.points[4]);
+        assert_eq!((a16.gpus, b16.gpus), (16, 16));
+        assert_eq!(row(16)[1], format!("{:.4}", b16.speedup));
+        assert_eq!(row(16)[w], format!("{:.4}", a16.speedup));
+        assert_eq!(
+            row(16)[w + 2],
+            format!("{:.4}", a16.breakdown.total() * 1e3)
+        );
+        assert_ne!(
+            row(16)[1],
+            row(16)[w],
+            "the networks differ across two nodes"
+        );
+    }
+
+    #[test]
+    fn hovering_and_the_takeaway_speak_of_a_too() {
+        let a = scaling_data(&sc("gpus=64&gpu=a100&inter=tcp100&model=gpt2-xl"));
+        let p = a.chosen_point().unwrap();
+        assert_eq!(
+            pin::readout(&a, 64, true),
+            format!(" · A (pinned): {:.1}×", p.speedup)
+        );
+        assert!(pin::readout(&a, 64, false).ends_with(" % efficient"));
+        assert_eq!(pin::readout(&a, 48, true), "");
+        let t = pin::takeaway(&a);
+        assert!(
+            t.contains("pinned scenario A (dashed)") && t.contains("at its 64 GPUs"),
+            "{t}"
+        );
     }
 }
