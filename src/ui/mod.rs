@@ -4,6 +4,7 @@ pub mod anim;
 pub mod browser;
 pub mod canvas;
 pub mod charts;
+pub mod compare;
 pub mod controls;
 pub mod embed;
 pub mod explainer;
