@@ -1,18 +1,46 @@
-//! The all-reduce animation as data: where each GPU sits, when each round starts and ends in
-//! model time, and what a frame at time t shows. The UI paints the shapes; tests check them.
+//! The all-reduce animation as data: where each GPU and server sits, when each round starts and
+//! ends in model time, and what a frame at time t shows. The UI paints the shapes; tests check
+//! them.
 //!
-//! Up to [`MAX_DRAWN_GPUS`] GPUs are drawn one by one from the explicit schedule; larger clusters
-//! are drawn in aggregate (nodes as units, traffic as flows) from the cost model's round groups.
+//! Up to [`MAX_DRAWN_GPUS`] GPUs, and clusters of up to [`MAX_SERVER_VIEW_GPUS`] GPUs in at most
+//! [`MAX_SERVER_VIEW_SERVERS`] servers, are drawn GPU by GPU from the explicit schedule: each
+//! server is a labelled box, and a chunk whose sender and receiver sit in different servers
+//! leaves its box through the server's network port, crosses the network switch and enters the
+//! other box (see [`route`]). Larger clusters are drawn in aggregate (nodes as units, traffic as
+//! packets between neighbours) from the cost model's round groups.
 
 use crate::model::collective::{round_groups, round_time, Algo, Cluster, Op, RoundTime};
 use crate::model::schedule::{Phase, Schedule};
+use crate::model::units::human_bytes;
 use crate::model::ModelError;
 
-/// Largest cluster drawn GPU by GPU.
+/// Largest cluster always drawn GPU by GPU.
 pub const MAX_DRAWN_GPUS: u32 = 16;
+
+/// Largest cluster of several servers still drawn GPU by GPU (the colours need the schedule's
+/// contribution sets, which [`Schedule::states`] tracks up to 64 GPUs).
+pub const MAX_SERVER_VIEW_GPUS: u32 = 64;
+
+/// Most servers drawn as boxes with their GPUs (two rows of four on a phone stay legible).
+pub const MAX_SERVER_VIEW_SERVERS: u32 = 8;
 
 /// Largest number of node boxes drawn in the aggregate view (the rest are summarised).
 pub const MAX_DRAWN_NODES: u32 = 256;
+
+/// Size (CSS pixels) layouts are made for when the canvas's is not known yet.
+pub const DEFAULT_SIZE: (f64, f64) = (640.0, 294.0);
+
+/// Whether a cluster of `gpus` in servers of `per_node` is drawn GPU by GPU (else nodes as
+/// units).
+pub fn drawn_gpu_by_gpu(gpus: u32, per_node: u32) -> bool {
+    let servers = gpus.div_ceil(per_node.clamp(1, gpus.max(1)));
+    gpus <= MAX_DRAWN_GPUS || (gpus <= MAX_SERVER_VIEW_GPUS && servers <= MAX_SERVER_VIEW_SERVERS)
+}
+
+/// "Server 3" for the 0-based server index 2.
+pub fn server_label(i: usize) -> String {
+    format!("Server {}", i + 1)
+}
 
 /// A point in the unit square (x right, y down).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -46,17 +74,56 @@ pub struct Rect {
     pub h: f64,
 }
 
-/// Where things sit.
+impl Rect {
+    /// Whether `p` lies inside (edges included).
+    pub fn contains(&self, p: Pos) -> bool {
+        p.x >= self.x && p.x <= self.x + self.w && p.y >= self.y && p.y <= self.y + self.h
+    }
+}
+
+/// Where things sit, in the unit square of a drawing area of [`Layout::size`] CSS pixels.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layout {
     /// GPU centres.
     pub gpus: Vec<Pos>,
-    /// Node boxes.
+    /// Server (node) boxes; each server's label sits in the strip at its top.
     pub nodes: Vec<Rect>,
-    /// GPU radius.
+    /// GPU radius, as a share of the drawing area's smaller side.
     pub radius: f64,
-    /// The in-network switch, when the algorithm uses one.
+    /// The in-server switch of in-switch reduction (NVLS), when the algorithm uses one.
     pub switch: Option<Pos>,
+    /// The network between the servers, when there are several.
+    pub network: Option<NetworkLayout>,
+    /// Width and height of the drawing area the layout was made for, CSS pixels.
+    pub size: (f64, f64),
+}
+
+impl Layout {
+    /// The servers' labels, "Server 1", "Server 2", … (one per box).
+    pub fn server_labels(&self) -> Vec<String> {
+        (0..self.nodes.len()).map(server_label).collect()
+    }
+
+    /// GPU radius in CSS pixels.
+    pub fn radius_px(&self) -> f64 {
+        self.radius * self.size.0.min(self.size.1)
+    }
+
+    /// The index of the server box containing `p`, if any.
+    pub fn server_at(&self, p: Pos) -> Option<usize> {
+        self.nodes.iter().position(|r| r.contains(p))
+    }
+}
+
+/// The network between servers: one switch, and one link from each server's port to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetworkLayout {
+    /// The network switch, between the servers.
+    pub switch: Rect,
+    /// Per server: where its network link leaves the server box (its NIC).
+    pub ports: Vec<Pos>,
+    /// Per server: where that link enters the switch.
+    pub taps: Vec<Pos>,
 }
 
 /// Equal cells on a grid over the unit square, filled row by row; `snake` turns every other row
@@ -163,46 +230,232 @@ impl NodeGrid {
     }
 }
 
-/// Lays `n` GPUs out in nodes of `per_node`, nodes on a grid.
+/// Lays `n` GPUs out in servers of `per_node` for the [`DEFAULT_SIZE`] drawing area.
 pub fn layout(n: u32, per_node: u32, with_switch: bool) -> Layout {
+    layout_in(n, per_node, with_switch, DEFAULT_SIZE)
+}
+
+/// Lays `n` GPUs out in servers of `per_node` for a drawing area of `size` CSS pixels.
+///
+/// One server fills the area. Two servers on a wide area sit side by side with the network
+/// switch between them; otherwise the servers form two rows, the network switch a bar between
+/// the rows, and the bottom row runs right to left so that a ring over the servers goes round.
+/// Each server's link leaves the edge of its box that faces the switch.
+pub fn layout_in(n: u32, per_node: u32, with_switch: bool, size: (f64, f64)) -> Layout {
     let g = per_node.clamp(1, n.max(1));
-    let k = n.div_ceil(g).max(1);
-    let grid = Grid::new(k, f64::from(k).sqrt().ceil() as u32, false);
-    let (cw, ch) = grid.cell_size();
-    let pad = 0.06_f64.min(cw * 0.1);
-    let mut nodes = Vec::new();
-    let mut gpus = Vec::new();
-    // GPUs inside a node: a row, or two rows when there are many; the rows snake (left to right,
-    // then back) so ring neighbours sit side by side.
-    let per_row = if g > 4 { g.div_ceil(2) } else { g };
-    let inside = Grid::new(g, per_row, true);
-    for m in 0..k {
-        let cell = grid.cell(m);
-        let rect = Rect {
-            x: cell.x + pad,
-            y: cell.y + pad,
-            w: cw - 2.0 * pad,
-            h: ch - 2.0 * pad,
+    let k = n.div_ceil(g).max(1) as usize;
+    let (w, h) = (size.0.max(10.0), size.1.max(10.0));
+    // A server's label strip: 18 px of its box's top.
+    let label = (18.0 / h).min(0.12);
+    let (pad_x, pad_y) = ((6.0 / w).min(0.03), (6.0 / h).min(0.03));
+    let mut nodes = Vec::with_capacity(k);
+    let mut network = None;
+    if k == 1 {
+        nodes.push(Rect {
+            x: pad_x,
+            y: pad_y,
+            w: 1.0 - 2.0 * pad_x,
+            h: 1.0 - 2.0 * pad_y,
+        });
+    } else if k == 2 && w / h >= 1.3 {
+        // Side by side, the switch in a gap a quarter of the width.
+        let gap = 0.26;
+        let bw = (1.0 - gap) / 2.0 - pad_x;
+        for x in [pad_x, 1.0 - pad_x - bw] {
+            nodes.push(Rect {
+                x,
+                y: pad_y,
+                w: bw,
+                h: 1.0 - 2.0 * pad_y,
+            });
+        }
+        let (sw, sh) = (gap * 0.5, (0.3f64).max(40.0 / h).min(0.5));
+        let switch = Rect {
+            x: 0.5 - sw / 2.0,
+            y: 0.5 + label / 2.0 - sh / 2.0,
+            w: sw,
+            h: sh,
         };
+        let y = switch.y + sh / 2.0;
+        network = Some(NetworkLayout {
+            switch,
+            ports: vec![
+                Pos {
+                    x: nodes[0].x + nodes[0].w,
+                    y,
+                },
+                Pos { x: nodes[1].x, y },
+            ],
+            taps: vec![
+                Pos { x: switch.x, y },
+                Pos {
+                    x: switch.x + sw,
+                    y,
+                },
+            ],
+        });
+    } else {
+        // Two rows with the switch between them; the bottom row snakes back.
+        let cols = k.div_ceil(2);
+        let band = (0.22f64).max(46.0 / h).min(0.34);
+        let row_h = (1.0 - band) / 2.0 - pad_y;
+        let col_w = 1.0 / cols as f64;
+        let (mut ports, mut top) = (Vec::with_capacity(k), Vec::with_capacity(k));
+        for m in 0..k {
+            let (row, c) = (m / cols, m % cols);
+            let c = if row == 1 { cols - 1 - c } else { c };
+            let r = Rect {
+                x: c as f64 * col_w + pad_x,
+                y: if row == 0 { pad_y } else { 1.0 - pad_y - row_h },
+                w: col_w - 2.0 * pad_x,
+                h: row_h,
+            };
+            ports.push(Pos {
+                x: r.x + r.w / 2.0,
+                y: if row == 0 { r.y + r.h } else { r.y },
+            });
+            top.push(row == 0);
+            nodes.push(r);
+        }
+        let sh = band * 0.42;
+        let (x0, x1) = ports
+            .iter()
+            .fold((1.0f64, 0.0f64), |(a, b), p| (a.min(p.x), b.max(p.x)));
+        let switch = Rect {
+            x: (x0 - col_w * 0.25).max(pad_x),
+            y: 0.5 - sh / 2.0,
+            w: (x1 - x0 + col_w * 0.5).min(1.0 - 2.0 * pad_x),
+            h: sh,
+        };
+        let taps = ports
+            .iter()
+            .zip(&top)
+            .map(|(p, t)| Pos {
+                x: p.x,
+                y: if *t { switch.y } else { switch.y + sh },
+            })
+            .collect();
+        network = Some(NetworkLayout {
+            switch,
+            ports,
+            taps,
+        });
+    }
+    // GPUs inside a server, under its label: the rows and columns that give the largest
+    // circles; the rows snake (left to right, then back) so ring neighbours sit side by side.
+    let inner = |r: &Rect| Rect {
+        x: r.x,
+        y: r.y + label,
+        w: r.w,
+        h: r.h - label,
+    };
+    let first = inner(&nodes[0]);
+    let (iw, ih) = (first.w * w, first.h * h);
+    let fit = |cols: u32| {
+        let rows = g.div_ceil(cols);
+        (iw / f64::from(cols)).min(ih / f64::from(rows))
+    };
+    let per_row = (1..=g).fold(1, |best, c| if fit(c) > fit(best) { c } else { best });
+    let inside = Grid::new(g, per_row, true);
+    let mut gpus = Vec::with_capacity(n as usize);
+    for (m, rect) in nodes.iter().enumerate() {
+        let box_ = inner(rect);
+        let m = m as u32;
         for j in 0..g.min(n - m * g) {
             let at = inside.centre(j);
             gpus.push(Pos {
-                x: rect.x + rect.w * at.x,
-                y: rect.y + rect.h * at.y,
+                x: box_.x + box_.w * at.x,
+                y: box_.y + box_.h * at.y,
             });
         }
-        nodes.push(rect);
     }
-    let radius = (0.35 * (cw - 2.0 * pad) / f64::from(inside.cols))
-        .min(0.35 * (ch - 2.0 * pad) / f64::from(inside.rows))
-        .min(0.08);
-    let switch = with_switch.then_some(Pos { x: 0.5, y: 0.5 });
+    let radius = (0.35 * fit(per_row) / w.min(h)).min(0.08);
+    let switch = with_switch.then(|| {
+        let b = inner(&nodes[0]);
+        Pos {
+            x: b.x + b.w / 2.0,
+            y: b.y + b.h / 2.0,
+        }
+    });
     Layout {
         gpus,
         nodes,
         radius,
         switch,
+        network,
+        size: (w, h),
     }
+}
+
+/// Length of the step from `a` to `b` in pixels of an area of `size`.
+fn px_len(a: Pos, b: Pos, size: (f64, f64)) -> f64 {
+    ((b.x - a.x) * size.0).hypot((b.y - a.y) * size.1)
+}
+
+/// The point a share `t` (0…1) of the way along a route, by length in pixels, and the unit
+/// direction (in pixels) of the step it lies on.
+pub fn along(route: &[Pos], size: (f64, f64), t: f64) -> (Pos, (f64, f64)) {
+    let (Some(first), Some(last)) = (route.first(), route.last()) else {
+        return (Pos { x: 0.5, y: 0.5 }, (1.0, 0.0));
+    };
+    let total: f64 = route.windows(2).map(|s| px_len(s[0], s[1], size)).sum();
+    let dir = |a: Pos, b: Pos| {
+        let l = px_len(a, b, size).max(1e-12);
+        ((b.x - a.x) * size.0 / l, (b.y - a.y) * size.1 / l)
+    };
+    if total <= 1e-12 {
+        return (*first, (1.0, 0.0));
+    }
+    let mut left = t.clamp(0.0, 1.0) * total;
+    for s in route.windows(2) {
+        let l = px_len(s[0], s[1], size);
+        if left <= l && l > 1e-12 {
+            return (s[0].lerp(s[1], left / l), dir(s[0], s[1]));
+        }
+        left -= l;
+    }
+    let n = route.len();
+    let d = if n >= 2 {
+        dir(route[n - 2], route[n - 1])
+    } else {
+        (1.0, 0.0)
+    };
+    (*last, d)
+}
+
+/// The way a chunk travels from GPU `a` (in server `sa`) to GPU `b` (in server `sb`): straight
+/// inside a server; across servers out through the sender's port, through the network switch
+/// and in through the receiver's port. The ends are pulled back to the GPUs' rims.
+pub fn route(l: &Layout, a: Pos, sa: Option<usize>, b: Pos, sb: Option<usize>) -> Vec<Pos> {
+    let mut pts = vec![a];
+    if let (Some(net), Some(sa), Some(sb)) = (&l.network, sa, sb) {
+        if sa != sb {
+            if let (Some(pa), Some(ta), Some(tb), Some(pb)) = (
+                net.ports.get(sa),
+                net.taps.get(sa),
+                net.taps.get(sb),
+                net.ports.get(sb),
+            ) {
+                pts.extend([*pa, *ta, *tb, *pb]);
+            }
+        }
+    }
+    pts.push(b);
+    // Leave and arrive at the rims, not the centres.
+    let r = l.radius_px();
+    let n = pts.len();
+    let trim = |from: Pos, towards: Pos| {
+        let d = px_len(from, towards, l.size);
+        if d <= 1e-12 {
+            from
+        } else {
+            from.lerp(towards, (r / d).min(0.45))
+        }
+    };
+    let (start, end) = (trim(pts[0], pts[1]), trim(pts[n - 1], pts[n - 2]));
+    pts[0] = start;
+    pts[n - 1] = end;
+    pts
 }
 
 /// Model time of each round: `starts[r]` is when round r begins (after the launch latency),
@@ -282,18 +535,36 @@ impl Playback {
 }
 
 /// One chunk in flight.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Chunk {
-    /// Where it starts.
+    /// Where it starts (the sender's rim).
     pub from: Pos,
-    /// Where it ends.
+    /// Where it ends (the receiver's rim).
     pub to: Pos,
-    /// Where it is now.
+    /// Where it is now: on its route, and for a network chunk on the right-hand lane so that
+    /// chunks crossing in opposite directions pass each other.
     pub at: Pos,
+    /// The way it travels, from `from` to `to` (see [`route`]).
+    pub route: Vec<Pos>,
     /// Share of all GPUs' contributions it carries (0…1): its colour.
     pub level: f64,
     /// The receiver adds it (true) or copies it.
     pub reduce: bool,
+    /// It leaves its server and crosses the network.
+    pub network: bool,
+}
+
+/// What crosses the network from one server to another in a round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Crossing {
+    /// Sending server (0-based).
+    pub from: usize,
+    /// Receiving server (0-based).
+    pub to: usize,
+    /// Transfers (one chunk each).
+    pub chunks: u32,
+    /// Bytes, from the schedule's part size.
+    pub bytes: f64,
 }
 
 /// What one frame of the GPU-by-GPU view shows.
@@ -309,6 +580,8 @@ pub struct Frame {
     pub gpu_level: Vec<f64>,
     /// Chunks travelling.
     pub chunks: Vec<Chunk>,
+    /// Servers whose network link carries a chunk this round.
+    pub busy_ports: Vec<usize>,
     /// Model time.
     pub time: f64,
 }
@@ -321,12 +594,13 @@ pub struct Animation {
     /// When each round plays.
     pub playback: Playback,
     states: Vec<Vec<Vec<u64>>>,
-    /// Where each GPU sits.
+    /// Where each GPU sits on a drawing area of [`DEFAULT_SIZE`]; [`Animation::layout_in`]
+    /// lays it out for another.
     pub layout: Layout,
 }
 
 impl Animation {
-    /// Prepares a schedule of at most [`MAX_DRAWN_GPUS`] GPUs.
+    /// Prepares the explicit schedule of a cluster [`drawn_gpu_by_gpu`].
     pub fn new(c: &Cluster, op: Op, algo: Algo, bytes: f64) -> Result<Animation, ModelError> {
         let schedule = Schedule::build(c, op, algo, bytes)?;
         let playback = Playback::new(
@@ -347,12 +621,31 @@ impl Animation {
         })
     }
 
-    fn pos(&self, rank: u32) -> Pos {
-        self.layout
-            .gpus
+    /// The layout for a drawing area of `size` CSS pixels.
+    pub fn layout_in(&self, size: (f64, f64)) -> Layout {
+        layout_in(
+            self.schedule.gpus,
+            self.schedule.per_node,
+            self.schedule.switch_rank.is_some(),
+            size,
+        )
+    }
+
+    /// Servers the GPUs sit in.
+    pub fn servers(&self) -> usize {
+        self.layout.nodes.len()
+    }
+
+    /// The server of a rank; `None` for the in-server switch of NVLS.
+    pub fn server_of(&self, rank: u32) -> Option<usize> {
+        (rank < self.schedule.gpus).then(|| (rank / self.schedule.per_node.max(1)) as usize)
+    }
+
+    fn pos(&self, l: &Layout, rank: u32) -> Pos {
+        l.gpus
             .get(rank as usize)
             .copied()
-            .or(self.layout.switch)
+            .or(l.switch)
             .unwrap_or(Pos { x: 0.5, y: 0.5 })
     }
 
@@ -369,8 +662,13 @@ impl Animation {
             .unwrap_or(0.0)
     }
 
-    /// The frame at model time `t`.
+    /// The frame at model time `t` on the default layout.
     pub fn frame(&self, t: f64) -> Frame {
+        self.frame_in(&self.layout, t)
+    }
+
+    /// The frame at model time `t` on layout `l` (from [`Animation::layout_in`]).
+    pub fn frame_in(&self, l: &Layout, t: f64) -> Frame {
         let (round, progress) = self.playback.at(t);
         let n = self.schedule.gpus;
         let started = t >= self.playback.starts.first().copied().unwrap_or(0.0);
@@ -382,33 +680,116 @@ impl Animation {
         };
         let gpu_level = (0..n as usize).map(|r| self.level(done, r)).collect();
         let mut chunks = Vec::new();
+        let mut busy_ports = Vec::new();
+        // Chunks on the network keep to the right-hand side of their link, a third of a GPU's
+        // radius off its middle.
+        let lane = l.radius_px() * 0.35;
         if started && !finished {
             if let (Some(r), Some(state)) =
                 (self.schedule.rounds.get(round), self.states.get(round))
             {
                 for tr in &r.transfers {
-                    let (from, to) = (self.pos(tr.src), self.pos(tr.dst));
+                    let (sa, sb) = (self.server_of(tr.src), self.server_of(tr.dst));
+                    let network = l.network.is_some() && sa.is_some() && sb.is_some() && sa != sb;
+                    let route = route(l, self.pos(l, tr.src), sa, self.pos(l, tr.dst), sb);
+                    let (mut at, (dx, dy)) = along(&route, l.size, progress);
+                    if network {
+                        // Right-hand normal of the direction of travel (y points down).
+                        at.x += -dy * lane / l.size.0;
+                        at.y += dx * lane / l.size.1;
+                        for s in [sa, sb].into_iter().flatten() {
+                            if !busy_ports.contains(&s) {
+                                busy_ports.push(s);
+                            }
+                        }
+                    }
                     let held: u32 = (tr.part..tr.part + tr.count)
-                        .map(|p| state[tr.src as usize][p as usize].count_ones())
+                        .map(|p| {
+                            state
+                                .get(tr.src as usize)
+                                .and_then(|s| s.get(p as usize))
+                                .map_or(0, |m| m.count_ones())
+                        })
                         .sum();
                     chunks.push(Chunk {
-                        from,
-                        to,
-                        at: from.lerp(to, progress),
-                        level: f64::from(held) / f64::from(n * tr.count),
+                        from: route.first().copied().unwrap_or(at),
+                        to: route.last().copied().unwrap_or(at),
+                        at,
+                        route,
+                        level: f64::from(held) / f64::from((n * tr.count).max(1)),
                         reduce: tr.reduce,
+                        network,
                     });
                 }
             }
         }
+        busy_ports.sort_unstable();
         Frame {
             round,
             rounds: self.playback.rounds(),
             progress,
             gpu_level,
             chunks,
+            busy_ports,
             time: t,
         }
+    }
+
+    /// What crosses the network in round `i`, server to server, in server order.
+    pub fn crossings(&self, i: usize) -> Vec<Crossing> {
+        let mut out: Vec<Crossing> = Vec::new();
+        let Some(r) = self.schedule.rounds.get(i) else {
+            return out;
+        };
+        for tr in &r.transfers {
+            let (Some(a), Some(b)) = (self.server_of(tr.src), self.server_of(tr.dst)) else {
+                continue;
+            };
+            if a == b {
+                continue;
+            }
+            let bytes = self.schedule.part_bytes * f64::from(tr.count);
+            match out.iter_mut().find(|c| c.from == a && c.to == b) {
+                Some(c) => {
+                    c.chunks += 1;
+                    c.bytes += bytes;
+                }
+                None => out.push(Crossing {
+                    from: a,
+                    to: b,
+                    chunks: 1,
+                    bytes,
+                }),
+            }
+        }
+        out.sort_by_key(|c| (c.from, c.to));
+        out
+    }
+
+    /// What crosses the network in round `i`, in words a class can follow ("Round 3 over the
+    /// network: Server 1 → Server 2 (64 MiB), …"); empty on a single server.
+    pub fn network_summary(&self, i: usize) -> String {
+        if self.servers() < 2 || self.schedule.rounds.is_empty() {
+            return String::new();
+        }
+        let i = i.min(self.schedule.rounds.len() - 1);
+        let head = format!("Round {} over the network: ", i + 1);
+        let crossings = self.crossings(i);
+        if crossings.is_empty() {
+            return head + "nothing; every chunk stays inside its server.";
+        }
+        let list: Vec<String> = crossings
+            .iter()
+            .map(|c| {
+                let what = if c.chunks == 1 {
+                    human_bytes(c.bytes)
+                } else {
+                    format!("{} chunks, {}", c.chunks, human_bytes(c.bytes))
+                };
+                format!("{} → {} ({what})", server_label(c.from), server_label(c.to))
+            })
+            .collect();
+        head + &list.join(", ") + "."
     }
 
     /// The caption of round `i`, in plain words.
@@ -603,11 +984,48 @@ impl Aggregate {
         }
     }
 
-    fn round_start(&self, round: u64) -> Option<f64> {
+    /// When round `round` starts (`None` past the last).
+    pub fn round_start(&self, round: u64) -> Option<f64> {
         self.segments
             .iter()
             .find(|s| round >= s.first && round < s.first + s.count)
             .map(|s| s.start + s.each.total() * (round - s.first) as f64)
+    }
+
+    /// When round `round` ends (the total after the last).
+    pub fn round_end(&self, round: u64) -> f64 {
+        self.round_start(round + 1).unwrap_or(self.total)
+    }
+
+    /// The packets on the ring's links between drawn nodes at frame `f`: one per link, `f`'s
+    /// progress of the way along it, while the traffic crosses the network (none otherwise).
+    pub fn packets(&self, grid: &NodeGrid, f: &AggregateFrame) -> Vec<Pos> {
+        if !f.inter || grid.shown < 2 {
+            return Vec::new();
+        }
+        grid.ring().map(|(a, b)| a.lerp(b, f.progress)).collect()
+    }
+
+    /// What crosses the network in the round at `t`, in words.
+    pub fn network_summary(&self, t: f64) -> String {
+        let f = self.frame(t);
+        if self.nodes < 2 {
+            return String::new();
+        }
+        let what = if f.reduce {
+            "partial sums"
+        } else {
+            "finished sums"
+        };
+        let body = match (f.inter, self.algo) {
+            (false, _) => "nothing; every chunk stays inside its server.".to_string(),
+            (true, Algo::Ring) => format!(
+                "each of the {} servers passes {what} to the next one.",
+                self.nodes
+            ),
+            (true, _) => format!("{what} travel between the {} servers.", self.nodes),
+        };
+        format!("Round {} over the network: {body}", f.round + 1)
     }
 
     /// Caption of the round at `t`.
@@ -831,7 +1249,155 @@ mod tests {
         assert!((a.x - b.x).abs() < 1e-12 && b.y > a.y);
         assert!(l.gpus[0].x < l.gpus[3].x);
         assert!(l.radius > 0.0 && l.radius <= 0.08);
-        assert_eq!(layout(16, 8, true).switch, Some(Pos { x: 0.5, y: 0.5 }));
+        // The NVSwitch of in-switch reduction sits in the middle of the server, between the rows.
+        let l = layout(8, 8, true);
+        let sw = l.switch.expect("a switch");
+        assert!((sw.x - 0.5).abs() < 1e-12 && sw.y > l.gpus[0].y && sw.y < l.gpus[7].y);
+    }
+
+    /// The middle of the first round in which something crosses the network.
+    fn first_network_round(a: &Animation) -> (usize, f64) {
+        let i = (0..a.playback.rounds())
+            .find(|i| !a.crossings(*i).is_empty())
+            .expect("a round crosses the network");
+        (i, (a.playback.starts[i] + a.playback.ends[i]) / 2.0)
+    }
+
+    #[test]
+    fn mid_round_packets_cross_the_network_between_two_labelled_servers() {
+        // Two servers of eight, a ring: the chunks from GPU 8 to 9 and from 16 to 1 leave
+        // their servers; the other fourteen stay on NVLink inside them.
+        let c = cluster("gpus=16&per_node=8&gpu=h100&inter=ib-ndr");
+        let a = Animation::new(&c, Op::AllReduce, Algo::Ring, 1073741824.0).unwrap();
+        for size in [DEFAULT_SIZE, (366.0, 208.0), (1880.0, 700.0)] {
+            let l = a.layout_in(size);
+            assert_eq!(l.server_labels(), ["Server 1", "Server 2"]);
+            let net = l.network.as_ref().expect("a network between the servers");
+            let (_, mid) = first_network_round(&a);
+            let f = a.frame_in(&l, mid);
+            let (out, inside): (Vec<&Chunk>, Vec<&Chunk>) =
+                f.chunks.iter().partition(|c| c.network);
+            assert_eq!((out.len(), inside.len()), (2, 14), "{size:?}");
+            for ch in &out {
+                // Half-way along its route the packet is in no server box: it is on the wire
+                // or in the switch, between the two servers it joins.
+                assert_eq!(l.server_at(ch.at), None, "{size:?}: {:?}", ch.at);
+                let (s, e) = (l.server_at(ch.from), l.server_at(ch.to));
+                assert!(s.is_some() && e.is_some() && s != e, "{size:?}");
+                let (lo, hi) = (l.nodes[0].x + l.nodes[0].w, l.nodes[1].x);
+                if lo < hi {
+                    assert!(
+                        ch.at.x > lo && ch.at.x < hi,
+                        "between the boxes: {:?}",
+                        ch.at
+                    );
+                }
+                // Its route passes through the switch.
+                assert!(ch.route.iter().any(|p| net.switch.contains(*p)));
+            }
+            for ch in &inside {
+                let s = l.server_at(ch.from);
+                assert!(s.is_some() && s == l.server_at(ch.to) && s == l.server_at(ch.at));
+            }
+            // The two packets cross in opposite directions on separate lanes.
+            let d = px_len(out[0].at, out[1].at, l.size);
+            assert!(d > l.radius_px() * 0.5, "{size:?}: packets {d} px apart");
+            assert_eq!(f.busy_ports, vec![0, 1]);
+        }
+    }
+
+    #[test]
+    fn eight_servers_of_four_are_drawn_gpu_by_gpu_in_two_rows_around_a_switch() {
+        assert!(drawn_gpu_by_gpu(32, 4) && drawn_gpu_by_gpu(16, 8) && drawn_gpu_by_gpu(16, 1));
+        assert!(!drawn_gpu_by_gpu(64, 4) && !drawn_gpu_by_gpu(128, 8));
+        let c = cluster("gpus=32&per_node=4&gpu=h100&inter=ib-ndr");
+        let a = Animation::new(&c, Op::AllReduce, Algo::Ring, 1073741824.0).unwrap();
+        for size in [DEFAULT_SIZE, (366.0, 208.0)] {
+            let l = a.layout_in(size);
+            assert_eq!(l.nodes.len(), 8);
+            assert_eq!(l.server_labels()[7], "Server 8");
+            for (i, p) in l.gpus.iter().enumerate() {
+                assert_eq!(l.server_at(*p), Some(i / 4), "GPU {} in its server", i + 1);
+            }
+            for (i, r) in l.nodes.iter().enumerate() {
+                for q in &l.nodes[i + 1..] {
+                    let apart = r.x + r.w <= q.x
+                        || q.x + q.w <= r.x
+                        || r.y + r.h <= q.y
+                        || q.y + q.h <= r.y;
+                    assert!(apart, "{r:?} overlaps {q:?}");
+                }
+            }
+            // Legible on a phone: GPUs at least 8 px across… of radius.
+            assert!(l.radius_px() >= 8.0, "{size:?}: radius {}", l.radius_px());
+            let net = l.network.as_ref().unwrap();
+            assert!(l.nodes.iter().all(|r| !(r.contains(Pos {
+                x: net.switch.x + net.switch.w / 2.0,
+                y: net.switch.y + net.switch.h / 2.0
+            }))));
+            let (i, mid) = first_network_round(&a);
+            // A ring over eight servers: each sends to the next, the last to the first.
+            let cross = a.crossings(i);
+            assert_eq!(cross.len(), 8);
+            assert!(cross
+                .iter()
+                .all(|c| c.to == (c.from + 1) % 8 && c.chunks == 1));
+            let f = a.frame_in(&l, mid);
+            let packets: Vec<&Chunk> = f.chunks.iter().filter(|c| c.network).collect();
+            assert_eq!(packets.len(), 8);
+            assert!(packets.iter().all(|p| l.server_at(p.at).is_none()));
+        }
+    }
+
+    #[test]
+    fn the_network_summary_names_the_servers_each_round() {
+        let c = cluster("gpus=16&per_node=8&gpu=h100&inter=ib-ndr");
+        let a = Animation::new(&c, Op::AllReduce, Algo::Ring, 1073741824.0).unwrap();
+        let (i, _) = first_network_round(&a);
+        let s = a.network_summary(i);
+        assert!(
+            s.starts_with(&format!("Round {} over the network: ", i + 1)),
+            "{s}"
+        );
+        assert!(s.contains("Server 1 → Server 2 (64 MiB)"), "{s}");
+        assert!(s.contains("Server 2 → Server 1 (64 MiB)"), "{s}");
+        // One server: no network to speak of.
+        let one =
+            Animation::new(&cluster("gpus=8&gpu=h100"), Op::AllReduce, Algo::Ring, 1e9).unwrap();
+        assert_eq!(one.network_summary(0), "");
+        assert!(one.layout.network.is_none());
+    }
+
+    #[test]
+    fn a_hierarchical_all_reduce_crosses_the_network_only_in_its_middle_phases() {
+        let c = cluster("gpus=16&per_node=8&gpu=h100&inter=ib-ndr");
+        let a = Animation::new(&c, Op::AllReduce, Algo::Hier, 1073741824.0).unwrap();
+        for (i, r) in a.schedule.rounds.iter().enumerate() {
+            let crosses = !a.crossings(i).is_empty();
+            let inter = matches!(r.phase, Phase::InterReduce | Phase::InterGather);
+            assert_eq!(crosses, inter, "round {} ({:?})", i + 1, r.phase);
+            if !crosses {
+                assert!(a
+                    .network_summary(i)
+                    .ends_with("nothing; every chunk stays inside its server."));
+            }
+        }
+    }
+
+    #[test]
+    fn aggregate_packets_travel_between_neighbouring_nodes_while_traffic_crosses() {
+        let c = cluster("gpus=1024&gpu=h100&inter=ib-ndr&algo=ring");
+        let agg = Aggregate::new(&c, Op::AllReduce, Algo::Ring, 1073741824.0).unwrap();
+        let grid = NodeGrid::new(agg.nodes);
+        let t = (agg.round_start(5).unwrap() + agg.round_end(5)) / 2.0;
+        let f = agg.frame(t);
+        let p = agg.packets(&grid, &f);
+        assert_eq!(p.len(), 128);
+        let want = grid.centre(0).lerp(grid.centre(1), f.progress);
+        assert!((p[0].x - want.x).abs() < 1e-12 && (p[0].y - want.y).abs() < 1e-12);
+        assert!(agg
+            .network_summary(t)
+            .contains("each of the 128 servers passes"));
     }
 
     #[test]

@@ -1,8 +1,8 @@
-//! What an animation canvas plays, behind one interface: a collective GPU by GPU (from its
-//! explicit schedule, up to [`MAX_DRAWN_GPUS`]) or nodes as units (from the cost model's round
-//! groups, at any size). The panel's clock, round buttons, captions and comparison read only this.
+//! What an animation canvas plays, behind one interface: a collective GPU by GPU in labelled
+//! servers (from its explicit schedule, for clusters [`drawn_gpu_by_gpu`]) or nodes as units
+//! (from the cost model's round groups, at any size). The panel's clock, round buttons, captions and comparison read only this.
 
-use super::anim::{Aggregate, Animation, MAX_DRAWN_GPUS};
+use super::anim::{drawn_gpu_by_gpu, Aggregate, Animation};
 use super::series::{duration, group};
 use crate::model::collective::{Algo, Cluster};
 use crate::model::hardware;
@@ -15,8 +15,8 @@ pub const SCREEN_SECONDS: f64 = 8.0;
 /// What one canvas plays.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Playable {
-    /// GPU by GPU.
-    Gpus(Animation),
+    /// GPU by GPU (boxed: a schedule and its layout are much larger than an aggregate).
+    Gpus(Box<Animation>),
     /// Nodes as units.
     Nodes(Aggregate),
 }
@@ -25,8 +25,9 @@ impl Playable {
     /// The setup's collective, GPU by GPU when it is small enough to draw that way.
     pub fn build(setup: &Setup) -> Result<Playable, ModelError> {
         let c = setup.cluster();
-        if c.gpus <= MAX_DRAWN_GPUS {
-            Animation::new(&c, setup.op, setup.algo, setup.bytes).map(Playable::Gpus)
+        if drawn_gpu_by_gpu(c.gpus, c.per_node) {
+            Animation::new(&c, setup.op, setup.algo, setup.bytes)
+                .map(|a| Playable::Gpus(Box::new(a)))
         } else {
             Aggregate::new(&c, setup.op, setup.algo, setup.bytes).map(Playable::Nodes)
         }
@@ -72,6 +73,69 @@ impl Playable {
         match self {
             Playable::Gpus(a) => a.playback.prev_boundary(t),
             Playable::Nodes(a) => a.prev_boundary(t),
+        }
+    }
+
+    /// When round `round` (0-based) starts and ends.
+    fn round_span(&self, round: u64) -> (f64, f64) {
+        match self {
+            Playable::Gpus(a) => {
+                let i = round as usize;
+                let p = &a.playback;
+                (
+                    p.starts.get(i).copied().unwrap_or(p.total),
+                    p.ends.get(i).copied().unwrap_or(p.total),
+                )
+            }
+            Playable::Nodes(a) => (a.round_start(round).unwrap_or(a.total), a.round_end(round)),
+        }
+    }
+
+    /// Where the clock stops when it pauses after each round: just short of round `round`'s
+    /// end (a millionth of the round), so the frame still shows that round, its chunks arrived,
+    /// and its caption; `None` for the last round, where the playback ends anyway.
+    fn round_stop(&self, round: u64) -> Option<f64> {
+        let (_, rounds) = self.round(0.0);
+        if round + 1 >= rounds {
+            return None;
+        }
+        let (start, end) = self.round_span(round);
+        Some(end - (end - start).max(0.0) * 1e-6)
+    }
+
+    /// With pause-after-each-round on: where the clock, moving from `from` to `to`, stops at
+    /// the end of a round (the first such stop after `from`), or `None` if it crosses none.
+    /// From a stop the clock goes on into the next round.
+    pub fn stop_between(&self, from: f64, to: f64) -> Option<f64> {
+        let (mut r, _) = self.round(from);
+        // Stopped just short of a round's end, the next stop is the next round's.
+        let stop = loop {
+            let s = self.round_stop(r)?;
+            if s > from {
+                break s;
+            }
+            r += 1;
+        };
+        (stop <= to).then_some(stop)
+    }
+
+    /// What crosses the network in the round at `t`, in words; empty on one server.
+    pub fn network_summary(&self, t: f64) -> String {
+        let t = t.min(self.total());
+        match self {
+            Playable::Gpus(a) => a.network_summary(a.playback.at(t).0),
+            Playable::Nodes(a) => a.network_summary(t),
+        }
+    }
+
+    /// The labels of the servers drawn as boxes ("Server 1", …).
+    pub fn server_labels(&self) -> Vec<String> {
+        match self {
+            Playable::Gpus(a) => a.layout.server_labels(),
+            Playable::Nodes(a) => {
+                let shown = super::anim::NodeGrid::new(a.nodes).shown;
+                (0..shown as usize).map(super::anim::server_label).collect()
+            }
         }
     }
 
@@ -216,7 +280,7 @@ mod tests {
     }
 
     #[test]
-    fn sixteen_gpus_play_one_by_one_and_seventeen_or_more_as_nodes() {
+    fn small_clusters_play_gpu_by_gpu_and_large_ones_as_nodes() {
         let small = shows("gpus=16&per_node=8&gpu=h100&inter=ib-ndr&algo=ring", "");
         assert!(matches!(small.main.playable, Ok(Playable::Gpus(_))));
         let big = shows("gpus=1024&gpu=h100&inter=ib-ndr&algo=ring", "");
@@ -322,6 +386,71 @@ mod tests {
             "twice the speed, twice the model time"
         );
         assert_eq!(advance(longest * 0.99, 1.0, longest, 1.0), (longest, true));
+    }
+
+    #[test]
+    fn pausing_after_each_round_stops_just_short_of_each_round_end_then_goes_on() {
+        for q in [
+            "gpus=8&gpu=h100&algo=ring",
+            "gpus=16&per_node=8&gpu=h100&inter=ib-ndr&algo=ring",
+            "gpus=1024&gpu=h100&inter=ib-ndr&algo=ring",
+        ] {
+            let s = shows(q, "");
+            let p = s.main.playable.as_ref().unwrap();
+            let total = p.total();
+            // A long frame from the start stops at the end of round 1: the frame still shows
+            // round 1, its chunks arrived.
+            let stop = p.stop_between(0.0, total).expect("a stop");
+            assert_eq!(p.round(stop).0, 0, "{q}");
+            let end = p.next_boundary(0.0);
+            assert!(
+                stop < end && end - stop < 1e-5 * end,
+                "{q}: {stop} vs {end}"
+            );
+            // A frame that ends before the round does passes no stop.
+            assert_eq!(p.stop_between(0.0, stop * 0.5), None, "{q}");
+            // From the stop the clock goes on, and stops again at the end of round 2.
+            let again = p.stop_between(stop, total).expect("a second stop");
+            assert_eq!(p.round(again).0, 1, "{q}");
+            // The last round ends with the playback, not with a stop.
+            let (_, rounds) = p.round(0.0);
+            let mut t = 0.0;
+            let mut stops = 0;
+            while let Some(next) = p.stop_between(t, total) {
+                t = next;
+                stops += 1;
+                if stops > 5000 {
+                    break;
+                }
+            }
+            assert_eq!(stops, rounds - 1, "{q}");
+        }
+    }
+
+    #[test]
+    fn several_servers_say_what_crosses_the_network_and_one_server_says_nothing() {
+        let two = shows("gpus=16&per_node=8&gpu=h100&inter=ib-ndr&algo=ring", "");
+        let p = two.main.playable.as_ref().unwrap();
+        assert_eq!(p.server_labels(), ["Server 1", "Server 2"]);
+        // Round by round, from one stop after a round to the next.
+        let mut said = vec![p.network_summary(0.0)];
+        let mut t = 0.0;
+        while let Some(next) = p.stop_between(t, p.total()) {
+            t = next;
+            said.push(p.network_summary(t));
+        }
+        assert_eq!(said.len(), 30);
+        assert!(
+            said.iter().any(|s| s.contains("Server 1 → Server 2")),
+            "{said:?}"
+        );
+        let one = shows("gpus=8&per_node=8&gpu=h100&algo=ring", "");
+        assert_eq!(one.main.playable.as_ref().unwrap().network_summary(0.0), "");
+        // Thirty-two GPUs in eight servers of four: GPU by GPU, in eight labelled boxes.
+        let eight = shows("gpus=32&per_node=4&gpu=h100&inter=ib-ndr&algo=ring", "");
+        let p = eight.main.playable.as_ref().unwrap();
+        assert!(matches!(p, Playable::Gpus(_)));
+        assert_eq!(p.server_labels().len(), 8);
     }
 
     #[test]
