@@ -21,7 +21,8 @@ fn the_default_scenario_fits_and_falls_at_scale() {
     let at = |n: u32| step(&format!("gpus={n}"));
     assert!(at(8).fits, "the default must fit");
     assert!(at(8).efficiency > 0.9);
-    assert!(at(65536).efficiency < 0.5, "{}", at(65536).efficiency);
+    // Falls by a quarter at 64K GPUs: the weight gather after each step no longer hides.
+    assert!(at(65536).efficiency < 0.8, "{}", at(65536).efficiency);
 }
 
 /// Strong scaling fixes the batch and keeps going past one sample per GPU: the speedup turns
@@ -231,4 +232,37 @@ fn time_to_train_never_beats_the_critical_batch_bound() {
         let bound_days = s_min * r.times.step_ms / 1e3 / 86400.0;
         assert!(r.time_to_train_days >= bound_days, "{n}");
     }
+}
+
+/// Megatron-Core's distributed optimizer gathers the updated weights layer by layer while the
+/// next forward pass runs (`--overlap-param-gather`): the step is faster than with the gather
+/// waited for after the optimizer step, the traffic is the same bytes, and only ZeRO-1/2 change.
+#[test]
+fn the_weight_gather_can_overlap_the_next_forward() {
+    let q = "model=custom&layers=32&hidden=6144&heads=48&seq=4096&vocab=131072&gpus=192&tp=4&tp_overlap=1&micro=1&batch=192";
+    let after = step(&format!("{q}&zero=1"));
+    let during = step(&format!("{q}&zero=1&gather_overlap=1"));
+    assert!(
+        during.times.comm_exposed_ms < 0.5 * after.times.comm_exposed_ms,
+        "exposed {} vs {} ms",
+        during.times.comm_exposed_ms,
+        after.times.comm_exposed_ms
+    );
+    assert!(during.times.step_ms < after.times.step_ms);
+    // ZeRO-3 gathers per layer anyway: the key changes nothing there.
+    let z3 = step(&format!("{q}&zero=3"));
+    let z3_overlap = step(&format!("{q}&zero=3&gather_overlap=1"));
+    assert_eq!(z3.times.step_ms, z3_overlap.times.step_ms);
+}
+
+/// HBM capacities are binary: an "80 GB" H100 holds 81,559 MiB (nvidia-smi), not 80·10⁹ bytes.
+#[test]
+fn gpu_memory_is_what_the_driver_reports() {
+    let h100 = step("gpu=h100");
+    let total_gib = 81_559.0 / 1024.0;
+    assert!(
+        (h100.memory_capacity_gib / total_gib - 0.9).abs() < 1e-9,
+        "{}",
+        h100.memory_capacity_gib
+    );
 }

@@ -75,9 +75,10 @@ pub struct Gpu {
     /// Dense peak TFLOP/s: fp32 (non-tensor), tf32, fp16, bf16, fp8. `None` where the chip has no
     /// such math.
     pub peak_tflops: [Option<f64>; 5],
-    /// Memory as the datasheet states it, in GB; converted as 10⁹ bytes (the conservative reading
-    /// of HBM capacities).
-    pub mem_gb: f64,
+    /// Memory as the driver reports it in total (`nvidia-smi`'s "Memory-Usage" total,
+    /// `rocm-smi --showmeminfo vram`), MiB. A datasheet's "80 GB" of HBM is binary: an H100 has
+    /// 81,559 MiB = 79.6 GiB, 7 % more than 80·10⁹ bytes.
+    pub mem_mib: f64,
     /// Memory bandwidth, GB/s.
     pub mem_bw_gbs: f64,
     /// Achievable fraction of the dense 16-bit peak for large matmuls ("maximum achievable matmul
@@ -133,7 +134,7 @@ impl Gpu {
 
     /// Memory in bytes.
     pub fn mem_bytes(&self) -> f64 {
-        self.mem_gb * 1e9
+        self.mem_mib * crate::model::units::MIB
     }
 }
 
@@ -146,7 +147,7 @@ pub const GPUS: [Gpu; 7] = [
         id: "v100",
         name: "NVIDIA V100 SXM2 32 GB",
         peak_tflops: [Some(15.7), None, Some(125.0), None, None],
-        mem_gb: 32.0,
+        mem_mib: 32_510.0, // nvidia-smi total, Tesla V100-SXM2-32GB
         mem_bw_gbs: 900.0,
         matmul_efficiency: 0.80,
         fp8_matmul_efficiency: 0.0,
@@ -162,7 +163,7 @@ pub const GPUS: [Gpu; 7] = [
         id: "a100",
         name: "NVIDIA A100 SXM 80 GB",
         peak_tflops: [Some(19.5), Some(156.0), Some(312.0), Some(312.0), None],
-        mem_gb: 80.0,
+        mem_mib: 81_920.0, // nvidia-smi total, A100-SXM4-80GB
         mem_bw_gbs: 2039.0,
         matmul_efficiency: 0.87,
         fp8_matmul_efficiency: 0.0,
@@ -184,7 +185,7 @@ pub const GPUS: [Gpu; 7] = [
             Some(989.4),
             Some(1978.9),
         ],
-        mem_gb: 80.0,
+        mem_mib: 81_559.0, // nvidia-smi total, H100 80GB HBM3
         mem_bw_gbs: 3350.0,
         matmul_efficiency: 0.80,
         fp8_matmul_efficiency: 1402.6 / 1978.9,
@@ -206,7 +207,7 @@ pub const GPUS: [Gpu; 7] = [
             Some(989.4),
             Some(1978.9),
         ],
-        mem_gb: 141.0,
+        mem_mib: 143_771.0, // nvidia-smi total, H200
         mem_bw_gbs: 4800.0,
         matmul_efficiency: 0.80,
         fp8_matmul_efficiency: 1453.4 / 1978.9,
@@ -229,7 +230,7 @@ pub const GPUS: [Gpu; 7] = [
             Some(2250.0),
             Some(4500.0),
         ],
-        mem_gb: 180.0,
+        mem_mib: 183_359.0, // nvidia-smi total, B200 (public nvidia-smi logs)
         mem_bw_gbs: 8000.0,
         matmul_efficiency: 0.78,
         fp8_matmul_efficiency: 3432.5 / 4500.0,
@@ -251,7 +252,7 @@ pub const GPUS: [Gpu; 7] = [
             Some(1307.4),
             Some(2614.9),
         ],
-        mem_gb: 192.0,
+        mem_mib: 196_288.0, // rocm-smi VRAM total 205,822,885,888 B, MI300X
         mem_bw_gbs: 5300.0,
         matmul_efficiency: 0.51,
         fp8_matmul_efficiency: 0.51,
@@ -274,7 +275,7 @@ pub const GPUS: [Gpu; 7] = [
             Some(165.2),
             Some(330.3),
         ],
-        mem_gb: 24.0,
+        mem_mib: 24_564.0, // nvidia-smi total, GeForce RTX 4090
         mem_bw_gbs: 1008.0,
         matmul_efficiency: 0.75,
         fp8_matmul_efficiency: 0.75,

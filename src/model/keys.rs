@@ -676,6 +676,16 @@ pub const KEYS: &[Key] = &[
         field: |s| &mut s.overlap,
     },
     Key {
+        name: "gather_overlap",
+        accepts: Accepts::OneOf(|| vec!["0", "1"]),
+        default: "0",
+        unit: "",
+        doc: "ZeRO-1/2 only. 1: the updated weights are all-gathered layer by layer while the next forward pass runs (Megatron-Core's distributed optimizer, `--overlap-param-gather`); 0: after the optimizer step, exposed (DeepSpeed)",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.gather_overlap,
+    },
+    Key {
         name: "scaling",
         accepts: Accepts::OneOf(ids::<Scaling>),
         default: "weak",

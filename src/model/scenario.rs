@@ -144,6 +144,8 @@ pub struct Scenario {
     pub recompute: Recompute,
     /// Whether the gradient sync overlaps the backward pass.
     pub overlap: bool,
+    /// ZeRO-1/2: weights all-gathered during the next forward instead of after the step.
+    pub gather_overlap: bool,
     /// Speedup baseline.
     pub scaling: Scaling,
     /// Input-pipeline samples/s per node.
@@ -233,6 +235,7 @@ impl Default for Scenario {
             attn: None,
             recompute: Recompute::None,
             overlap: true,
+            gather_overlap: false,
             scaling: Scaling::Weak,
             data_rate: None,
             jitter: 0.0,
@@ -310,6 +313,9 @@ pub struct Setup {
     pub recompute: Recompute,
     /// Gradient sync overlapped with the backward pass.
     pub overlap: bool,
+    /// ZeRO-1/2: the updated weights are all-gathered layer by layer during the next step's
+    /// forward pass (Megatron-Core's distributed optimizer) instead of after the step.
+    pub gather_overlap: bool,
     /// Speedup baseline.
     pub scaling: Scaling,
     /// Micro-batch per GPU, samples.
@@ -756,6 +762,7 @@ impl Scenario {
             attn,
             recompute: self.recompute,
             overlap: self.overlap,
+            gather_overlap: self.gather_overlap,
             scaling: self.scaling,
             micro,
             batch,

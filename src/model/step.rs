@@ -16,6 +16,15 @@ use super::ModelError;
 /// them.
 const BUCKET_BYTES: f64 = 25.0 * 1024.0 * 1024.0;
 
+/// Parameters per sharded-gradient bucket: Megatron-Core sizes its buckets at
+/// max(40M, 1M × data-parallel size) parameters so that each rank's chunk "remain[s]
+/// bandwidth-bound rather than latency-bound" (`megatron/core/distributed/
+/// distributed_data_parallel.py`, `bucket_size`); a 25 MiB bucket cut into a thousand ranks'
+/// shards would be latency-bound.
+fn shard_bucket_params(dp: u32) -> f64 {
+    40e6_f64.max(1e6 * f64::from(dp))
+}
+
 /// Per-step host work that no GPU count shrinks: Python loop, optimizer kernel launches, loss
 /// scaling checks, host synchronisation. **Assumption**: 2 ms on a PyTorch training loop.
 const STEP_OVERHEAD_S: f64 = 2e-3;
@@ -241,6 +250,20 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
         let layers = f64::from(w.layers()) / f64::from(pp);
         let weight_bytes = w.params / per_gpu_share * p.grad_bytes();
         let bwd = t_mb * BACKWARD_SHARE;
+        // ZeRO-1/2 all-gather the updated weights once per step: after the optimizer step,
+        // waited for (DeepSpeed), or layer by layer while the next step's first forward pass
+        // runs, each layer's gather issued before its forward needs it (Megatron-Core's
+        // distributed optimizer, `--overlap-param-gather`: "Overlap parameter all-gather with
+        // fprop", Megatron Bridge's argument table).
+        let gather = |units: f64| -> Result<(f64, f64), ModelError> {
+            if s.gather_overlap {
+                let ag = cost(Op::AllGather, weight_bytes / units)? * units;
+                Ok((ag, exposed_after(ag, t_mb - bwd, units)))
+            } else {
+                let ag = cost(Op::AllGather, weight_bytes)?;
+                Ok((ag, ag))
+            }
+        };
         let (total, exposed) = match s.zero {
             // DDP: one all-reduce per bucket, during the last micro-batch's backward pass
             // (accumulation steps skip the sync: `no_sync`).
@@ -249,21 +272,27 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
                 let total = cost(Op::AllReduce, grad_bytes / buckets)? * buckets;
                 (total, exposed_after(total, bwd, buckets))
             }
-            // ZeRO-1 (DeepSpeed): gradients reduce-scattered in buckets during the last backward,
-            // updated weights all-gathered after the optimizer step, exposed.
+            // ZeRO-1 (DeepSpeed; Megatron-Core's distributed optimizer): gradients
+            // reduce-scattered in buckets during the last backward, then the weights gathered
+            // in the same buckets.
             1 => {
-                let buckets = (grad_bytes / BUCKET_BYTES).ceil().max(1.0);
+                let buckets = (w.params / per_gpu_share / shard_bucket_params(dp))
+                    .ceil()
+                    .max(1.0);
                 let rs = cost(Op::ReduceScatter, grad_bytes / buckets)? * buckets;
-                let ag = cost(Op::AllGather, weight_bytes)?;
-                (rs + ag, exposed_after(rs, bwd, buckets) + ag)
+                let (ag, ag_exposed) = gather(buckets)?;
+                (rs + ag, exposed_after(rs, bwd, buckets) + ag_exposed)
             }
             // ZeRO-2 (DeepSpeed): gradients are reduce-scattered into their partitions during
-            // every micro-batch's backward pass (a partition holds only its shard), weights
-            // all-gathered once after the optimizer step.
+            // every micro-batch's backward pass (a partition holds only its shard), then the
+            // weights gathered.
             2 => {
                 let rs = cost(Op::ReduceScatter, grad_bytes / layers)? * layers;
-                let ag = cost(Op::AllGather, weight_bytes)?;
-                (rs * mf + ag, exposed_after(rs, bwd, layers) * mf + ag)
+                let (ag, ag_exposed) = gather(layers)?;
+                (
+                    rs * mf + ag,
+                    exposed_after(rs, bwd, layers) * mf + ag_exposed,
+                )
             }
             // ZeRO-3 / FSDP (Zhao et al., "PyTorch FSDP", VLDB 2023 §3.3): every micro-batch
             // all-gathers each layer's weights for its forward and again for its backward, and
