@@ -1,8 +1,11 @@
 // The all-reduce animation: play, pause, step; rounds advance and pixels change; reduced motion
-// means no autoplay; large clusters play in aggregate; the step timeline draws.
+// means no autoplay; large clusters play in aggregate; the step timeline draws; full screen of
+// the whole panel; pause after each round and the speed in the link; several servers with the
+// network between them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { start, openPage, inkedPixels, shots } from './harness.mjs';
 
 let env;
@@ -74,4 +77,141 @@ test('with reduced motion nothing plays by itself, stepping shows stills', async
   assert.equal(await round(page), 'Round 2 of 14', 'still: no autoplay after a step');
   assert.deepEqual(problems.console, []);
   await context.close();
+});
+
+const TWO_SERVERS = 'gpus=16&per_node=8&gpu=h100&inter=ib-ndr&algo=ring&model=llama3-8b&zero=3';
+const EIGHT_SERVERS = 'gpus=32&per_node=4&gpu=h100&inter=ib-ndr&algo=ring&model=llama3-8b&zero=3';
+
+/** Serious or critical axe-core violations on the page. */
+async function axe(page) {
+  const require = createRequire(import.meta.url);
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Pixels of the animation canvas in the network's vermillion (213, 94, 0), give or take. */
+const networkPixels = (page) => page.evaluate(() => {
+  const c = document.querySelector('[data-testid=anim-canvas]');
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let n = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    if (Math.abs(d[i] - 213) < 20 && Math.abs(d[i + 1] - 94) < 25 && d[i + 2] < 40) n++;
+  }
+  return n;
+});
+
+/** The element's box lies inside the viewport. */
+async function onScreen(page, testid) {
+  const box = await page.locator(`[data-testid=${testid}]`).boundingBox();
+  const vp = page.viewportSize();
+  return box && box.width > 0 && box.x >= 0 && box.y >= 0 && box.x + box.width <= vp.width + 1 && box.y + box.height <= vp.height + 1;
+}
+
+for (const [width, height] of [[1280, 800], [1920, 1080]]) {
+  test(`full screen at ${width}×${height} shows the round counter, caption and controls, large`, async () => {
+    const { page, context, problems } = await openPage(env, TWO_SERVERS, { viewport: { width, height } });
+    await page.locator('[data-testid=anim-canvas]').scrollIntoViewIfNeeded();
+    await page.locator('[data-testid=anim-fullscreen]').click();
+    await page.waitForFunction(() => document.fullscreenElement?.dataset.testid === 'anim-panel');
+    assert.equal(await page.locator('[data-testid=anim-fullscreen]').textContent(), 'Exit full screen');
+    await page.waitForTimeout(600);
+    for (const id of ['anim-round', 'anim-caption', 'anim-network', 'anim-play', 'anim-back', 'anim-step', 'anim-speed', 'anim-pause-rounds', 'anim-fullscreen', 'anim-canvas']) {
+      assert.ok(await onScreen(page, id), `${id} is on screen`);
+    }
+    const size = (id) => page.evaluate((id) => parseFloat(getComputedStyle(document.querySelector(`[data-testid=${id}]`)).fontSize), id);
+    assert.ok(await size('anim-round') >= 24, `round counter ${await size('anim-round')} px`);
+    assert.ok(await size('anim-caption') >= 20, `caption ${await size('anim-caption')} px`);
+    assert.ok(await size('anim-play') >= 18, `buttons ${await size('anim-play')} px`);
+    const canvas = await page.locator('[data-testid=anim-canvas]').boundingBox();
+    assert.ok(canvas.height >= height * 0.45 && canvas.width >= width * 0.9, `canvas ${canvas.width}×${canvas.height}`);
+    assert.match(await page.locator('[data-testid=anim-caption]').textContent(), /^Round \d+ of 30: /);
+    await page.locator('[data-testid=anim-play]').click(); // pause, for a still
+    await page.screenshot({ path: path.join(shots, `animation-fullscreen-${width}.png`) });
+    await page.locator('[data-testid=anim-fullscreen]').click();
+    await page.waitForFunction(() => document.fullscreenElement === null);
+    assert.equal(await page.locator('[data-testid=anim-fullscreen]').textContent(), 'Full screen');
+    assert.deepEqual(problems.console, []);
+    await context.close();
+  });
+}
+
+test('pause after each round stops at a round boundary; speed and pause live in the link', async () => {
+  const { page, context, problems } = await openPage(env, `${TWO_SERVERS}&speed=0.5`);
+  // The link's speed is the select's.
+  assert.equal(await page.locator('[data-testid=anim-speed]').inputValue(), '0.5');
+  await page.locator('[data-testid=anim-canvas]').scrollIntoViewIfNeeded();
+  await page.locator('[data-testid=anim-pause-rounds]').check();
+  await page.waitForFunction(() => location.hash.includes('pause=round'));
+  assert.match(await page.evaluate(() => location.hash), /speed=0\.5/);
+  // Playback stops by itself at the end of a round: Play is offered, the round stays.
+  await page.waitForFunction(() => document.querySelector('[data-testid=anim-panel]').dataset.held === 'round-end', null, { timeout: 10000 });
+  assert.equal(await page.locator('[data-testid=anim-play]').textContent(), 'Play');
+  const held = await round(page);
+  const n = Number(held.match(/Round (\d+)/)[1]);
+  assert.ok(n < 30, held);
+  await page.waitForTimeout(700);
+  assert.equal(await round(page), held, 'stopped: the round stays');
+  await page.locator('.animation').screenshot({ path: path.join(shots, 'animation-pause-round.png') });
+  // Play goes on with the next round, and stops at its end.
+  await page.locator('[data-testid=anim-play]').click();
+  await page.waitForFunction((want) => {
+    const panel = document.querySelector('[data-testid=anim-panel]');
+    return panel.dataset.held === 'round-end' && document.querySelector('[data-testid=anim-round]').textContent === want;
+  }, `Round ${n + 1} of 30`, { timeout: 10000 });
+  assert.match(await page.locator('[data-testid=anim-caption]').textContent(), new RegExp(`^Round ${n + 1} of 30: `));
+  // Another speed goes into the link too.
+  await page.locator('[data-testid=anim-speed]').selectOption('2');
+  await page.waitForFunction(() => /speed=2(&|$)/.test(location.hash));
+  // A link with both opens with both set.
+  const again = await openPage(env, `${TWO_SERVERS}&speed=2&pause=round`);
+  assert.equal(await again.page.locator('[data-testid=anim-speed]').inputValue(), '2');
+  assert.ok(await again.page.locator('[data-testid=anim-pause-rounds]').isChecked());
+  assert.deepEqual(again.problems.console, []);
+  await again.context.close();
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('several servers: labelled boxes, and packets crossing the network between them', async () => {
+  for (const [hash, viewport, servers, name] of [
+    [TWO_SERVERS, { width: 1280, height: 800 }, 2, 'animation-2-servers-1280.png'],
+    [TWO_SERVERS, { width: 390, height: 844 }, 2, 'animation-2-servers-390.png'],
+    [EIGHT_SERVERS, { width: 1280, height: 800 }, 8, 'animation-8-servers-1280.png'],
+    [EIGHT_SERVERS, { width: 390, height: 844 }, 8, 'animation-8-servers-390.png'],
+    [`${EIGHT_SERVERS}&projector=1`, { width: 1280, height: 800 }, 8, 'animation-8-servers-projector.png'],
+  ]) {
+    const { page, context, problems } = await openPage(env, hash, { viewport });
+    const canvas = page.locator('[data-testid=anim-canvas]');
+    await canvas.scrollIntoViewIfNeeded();
+    const want = Array.from({ length: servers }, (_, i) => `Server ${i + 1}`).join(', ');
+    await page.waitForFunction((want) => document.querySelector('[data-testid=anim-canvas]').dataset.servers === want, want);
+    assert.match(await canvas.getAttribute('aria-label'), new RegExp(`${servers} boxes, Server 1 to Server ${servers}, joined by a network switch`));
+    // Mid-round, a ring over servers always has packets on the network: stop somewhere inside a round.
+    await page.waitForTimeout(900);
+    await page.locator('[data-testid=anim-play]').click();
+    await page.waitForTimeout(100);
+    const says = await page.locator('[data-testid=anim-network]').textContent();
+    assert.match(says, /^Round \d+ over the network: Server 1 → Server 2 \(/, says);
+    if (servers === 8) assert.match(says, /Server 8 → Server 1/);
+    assert.ok(await networkPixels(page) > 300, `network drawn in vermillion: ${await networkPixels(page)}`);
+    // The page does not scroll sideways on a phone.
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1));
+    await page.locator('[data-testid=anim-panel]').screenshot({ path: path.join(shots, name) });
+    assert.deepEqual(problems.console, [], hash);
+    await context.close();
+  }
+});
+
+test('axe-core finds nothing serious in the animation panel with its new controls', async () => {
+  for (const [hash, opts] of [[`${TWO_SERVERS}&pause=round&speed=0.5`, {}], [EIGHT_SERVERS, { colorScheme: 'dark', viewport: { width: 390, height: 844 } }]]) {
+    const { page, context } = await openPage(env, hash, opts);
+    await page.locator('[data-testid=anim-canvas]').scrollIntoViewIfNeeded();
+    await page.waitForTimeout(400);
+    assert.deepEqual(await axe(page), [], hash);
+    await context.close();
+  }
 });

@@ -86,8 +86,11 @@ impl Rect {
 pub struct Layout {
     /// GPU centres.
     pub gpus: Vec<Pos>,
-    /// Server (node) boxes; each server's label sits in the strip at its top.
+    /// Server (node) boxes.
     pub nodes: Vec<Rect>,
+    /// Per server: the strip of its box its label sits in, on the side away from the network
+    /// (the top, or the bottom for the row under the switch), clear of arriving packets.
+    pub labels: Vec<Rect>,
     /// GPU radius, as a share of the drawing area's smaller side.
     pub radius: f64,
     /// The in-server switch of in-switch reduction (NVLS), when the algorithm uses one.
@@ -124,6 +127,8 @@ pub struct NetworkLayout {
     pub ports: Vec<Pos>,
     /// Per server: where that link enters the switch.
     pub taps: Vec<Pos>,
+    /// The switch is narrow (between two servers side by side): its name goes above it.
+    pub label_above: bool,
 }
 
 /// Equal cells on a grid over the unit square, filled row by row; `snake` turns every other row
@@ -249,6 +254,8 @@ pub fn layout_in(n: u32, per_node: u32, with_switch: bool, size: (f64, f64)) -> 
     let label = (18.0 / h).min(0.12);
     let (pad_x, pad_y) = ((6.0 / w).min(0.03), (6.0 / h).min(0.03));
     let mut nodes = Vec::with_capacity(k);
+    // Servers whose label goes at the bottom of their box.
+    let mut below = vec![false; k];
     let mut network = None;
     if k == 1 {
         nodes.push(Rect {
@@ -269,7 +276,7 @@ pub fn layout_in(n: u32, per_node: u32, with_switch: bool, size: (f64, f64)) -> 
                 h: 1.0 - 2.0 * pad_y,
             });
         }
-        let (sw, sh) = (gap * 0.5, (0.3f64).max(40.0 / h).min(0.5));
+        let (sw, sh) = (gap * 0.7, (0.3f64).max(40.0 / h).min(0.5));
         let switch = Rect {
             x: 0.5 - sw / 2.0,
             y: 0.5 + label / 2.0 - sh / 2.0,
@@ -293,6 +300,7 @@ pub fn layout_in(n: u32, per_node: u32, with_switch: bool, size: (f64, f64)) -> 
                     y,
                 },
             ],
+            label_above: true,
         });
     } else {
         // Two rows with the switch between them; the bottom row snakes back.
@@ -301,7 +309,7 @@ pub fn layout_in(n: u32, per_node: u32, with_switch: bool, size: (f64, f64)) -> 
         let row_h = (1.0 - band) / 2.0 - pad_y;
         let col_w = 1.0 / cols as f64;
         let (mut ports, mut top) = (Vec::with_capacity(k), Vec::with_capacity(k));
-        for m in 0..k {
+        for (m, under) in below.iter_mut().enumerate() {
             let (row, c) = (m / cols, m % cols);
             let c = if row == 1 { cols - 1 - c } else { c };
             let r = Rect {
@@ -315,6 +323,7 @@ pub fn layout_in(n: u32, per_node: u32, with_switch: bool, size: (f64, f64)) -> 
                 y: if row == 0 { r.y + r.h } else { r.y },
             });
             top.push(row == 0);
+            *under = row == 1;
             nodes.push(r);
         }
         let sh = band * 0.42;
@@ -339,17 +348,29 @@ pub fn layout_in(n: u32, per_node: u32, with_switch: bool, size: (f64, f64)) -> 
             switch,
             ports,
             taps,
+            label_above: false,
         });
     }
     // GPUs inside a server, under its label: the rows and columns that give the largest
     // circles; the rows snake (left to right, then back) so ring neighbours sit side by side.
-    let inner = |r: &Rect| Rect {
+    let strip = |r: &Rect, below: bool| Rect {
         x: r.x,
-        y: r.y + label,
+        y: if below { r.y + r.h - label } else { r.y },
+        w: r.w,
+        h: label,
+    };
+    let labels: Vec<Rect> = nodes
+        .iter()
+        .zip(&below)
+        .map(|(r, b)| strip(r, *b))
+        .collect();
+    let inner = |r: &Rect, below: bool| Rect {
+        x: r.x,
+        y: if below { r.y } else { r.y + label },
         w: r.w,
         h: r.h - label,
     };
-    let first = inner(&nodes[0]);
+    let first = inner(&nodes[0], false);
     let (iw, ih) = (first.w * w, first.h * h);
     let fit = |cols: u32| {
         let rows = g.div_ceil(cols);
@@ -359,7 +380,7 @@ pub fn layout_in(n: u32, per_node: u32, with_switch: bool, size: (f64, f64)) -> 
     let inside = Grid::new(g, per_row, true);
     let mut gpus = Vec::with_capacity(n as usize);
     for (m, rect) in nodes.iter().enumerate() {
-        let box_ = inner(rect);
+        let box_ = inner(rect, below[m]);
         let m = m as u32;
         for j in 0..g.min(n - m * g) {
             let at = inside.centre(j);
@@ -371,7 +392,7 @@ pub fn layout_in(n: u32, per_node: u32, with_switch: bool, size: (f64, f64)) -> 
     }
     let radius = (0.35 * fit(per_row) / w.min(h)).min(0.08);
     let switch = with_switch.then(|| {
-        let b = inner(&nodes[0]);
+        let b = inner(&nodes[0], false);
         Pos {
             x: b.x + b.w / 2.0,
             y: b.y + b.h / 2.0,
@@ -380,6 +401,7 @@ pub fn layout_in(n: u32, per_node: u32, with_switch: bool, size: (f64, f64)) -> 
     Layout {
         gpus,
         nodes,
+        labels,
         radius,
         switch,
         network,
@@ -778,18 +800,53 @@ impl Animation {
         if crossings.is_empty() {
             return head + "nothing; every chunk stays inside its server.";
         }
+        let what = |c: &Crossing| {
+            if c.chunks == 1 {
+                human_bytes(c.bytes)
+            } else {
+                format!("{} chunks, {}", c.chunks, human_bytes(c.bytes))
+            }
+        };
+        let same = crossings
+            .iter()
+            .all(|c| c.chunks == crossings[0].chunks && c.bytes == crossings[0].bytes);
+        // A ring over three or more servers: each passes the same to the next.
+        let k = self.servers();
+        let ring = k >= 3
+            && same
+            && crossings.len() == k
+            && crossings
+                .iter()
+                .enumerate()
+                .all(|(i, c)| c.from == i && c.to == (i + 1) % k);
+        if ring {
+            let hops: Vec<String> = (2..=k).map(|s| s.to_string()).collect();
+            return head
+                + &format!(
+                    "every server sends {} to the next, Server 1 → {} → 1.",
+                    what(&crossings[0]),
+                    hops.join(" → ")
+                );
+        }
         let list: Vec<String> = crossings
             .iter()
             .map(|c| {
-                let what = if c.chunks == 1 {
-                    human_bytes(c.bytes)
+                let pair = format!("{} → {}", server_label(c.from), server_label(c.to));
+                if same {
+                    pair
                 } else {
-                    format!("{} chunks, {}", c.chunks, human_bytes(c.bytes))
-                };
-                format!("{} → {} ({what})", server_label(c.from), server_label(c.to))
+                    format!("{pair} ({})", what(c))
+                }
             })
             .collect();
-        head + &list.join(", ") + "."
+        let each = if !same {
+            String::new()
+        } else if crossings.len() == 1 {
+            format!(", {}", what(&crossings[0]))
+        } else {
+            format!(", {} each", what(&crossings[0]))
+        };
+        head + &list.join(", ") + &each + "."
     }
 
     /// The caption of round `i`, in plain words.
@@ -1335,6 +1392,21 @@ mod tests {
                 x: net.switch.x + net.switch.w / 2.0,
                 y: net.switch.y + net.switch.h / 2.0
             }))));
+            // Each label sits inside its box, on the side away from the switch, clear of the
+            // port packets arrive through.
+            for (i, (strip, r)) in l.labels.iter().zip(&l.nodes).enumerate() {
+                assert!(r.contains(Pos {
+                    x: strip.x,
+                    y: strip.y
+                }));
+                assert!(r.contains(Pos {
+                    x: strip.x + strip.w,
+                    y: strip.y + strip.h
+                }));
+                let port = net.ports[i];
+                let gap = (port.y - (strip.y + strip.h / 2.0)).abs();
+                assert!(gap > r.h / 2.0, "server {}: label by its port", i + 1);
+            }
             let (i, mid) = first_network_round(&a);
             // A ring over eight servers: each sends to the next, the last to the first.
             let cross = a.crossings(i);
@@ -1359,8 +1431,21 @@ mod tests {
             s.starts_with(&format!("Round {} over the network: ", i + 1)),
             "{s}"
         );
-        assert!(s.contains("Server 1 → Server 2 (64 MiB)"), "{s}");
-        assert!(s.contains("Server 2 → Server 1 (64 MiB)"), "{s}");
+        assert!(
+            s.ends_with("Server 1 → Server 2, Server 2 → Server 1, 64 MiB each."),
+            "{s}"
+        );
+        // Eight servers in a ring: one sentence, not eight.
+        let c = cluster("gpus=32&per_node=4&gpu=h100&inter=ib-ndr");
+        let a = Animation::new(&c, Op::AllReduce, Algo::Ring, 1073741824.0).unwrap();
+        let (i, _) = first_network_round(&a);
+        assert_eq!(
+            a.network_summary(i),
+            format!(
+                "Round {} over the network: every server sends 32 MiB to the next, Server 1 → 2 → 3 → 4 → 5 → 6 → 7 → 8 → 1.",
+                i + 1
+            )
+        );
         // One server: no network to speak of.
         let one =
             Animation::new(&cluster("gpus=8&gpu=h100"), Op::AllReduce, Algo::Ring, 1e9).unwrap();

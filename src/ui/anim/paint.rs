@@ -1,10 +1,10 @@
-//! Paints the render layer's frames on a 2D canvas: the all-reduce (GPU by GPU, or nodes as
-//! units) and the step timeline. Geometry and timing come from `render::anim`,
-//! `render::playable` and `render::timeline`; this file only turns them into canvas calls, at
-//! device resolution.
+//! Paints the render layer's frames on a 2D canvas: the all-reduce (GPU by GPU in labelled
+//! servers, or nodes as units) and the step timeline. Geometry and timing come from
+//! `render::anim`, `render::playable` and `render::timeline`; this file only turns them into
+//! canvas calls, at device resolution.
 
 use crate::model::collective::Cluster;
-use crate::render::anim::{Aggregate, Animation, NodeGrid, Pos, Rect};
+use crate::render::anim::{server_label, Aggregate, Animation, NodeGrid, Pos, Rect};
 use crate::render::charts::{PALETTE, PART_COLOURS};
 use crate::render::playable::{Playable, Show};
 use crate::render::series::{duration, group};
@@ -35,6 +35,10 @@ fn css(c: plotters::style::RGBColor) -> String {
     format!("rgb({},{},{})", c.0, c.1, c.2)
 }
 
+/// The network's colour (vermillion, far from the blue of the partial sums): its links, the
+/// switch and the edge of every chunk crossing it.
+const NETWORK: plotters::style::RGBColor = PALETTE[4];
+
 /// Line width (CSS px) for a bandwidth in bytes/s: thicker is faster, on a log scale.
 fn link_width(bw: f64) -> f64 {
     (1.0 + 2.0 * (bw / 1e9).max(1.0).log10()).clamp(1.0, 8.0)
@@ -46,6 +50,9 @@ struct Painter {
     w: f64,
     h: f64,
     scale: f64,
+    /// Text and marks grow with the canvas (a projector, full screen): 1 up to 640 × 320 CSS
+    /// pixels, at most 2.2.
+    fs: f64,
     dark: bool,
 }
 
@@ -74,6 +81,7 @@ impl Painter {
             w: f64::from(pw),
             h: f64::from(ph),
             scale: dpr,
+            fs: (cw / 640.0).min(ch / 320.0).clamp(1.0, 2.2),
             dark,
         })
     }
@@ -92,9 +100,19 @@ impl Painter {
         self.ctx.fill_rect(0.0, 0.0, self.w, self.h);
     }
 
+    /// Height of the header strip for the label, device pixels.
+    fn top(&self) -> f64 {
+        26.0 * self.fs * self.scale
+    }
+
+    /// The drawing area under the header, CSS pixels.
+    fn area(&self) -> (f64, f64) {
+        (self.w / self.scale, (self.h - self.top()) / self.scale)
+    }
+
     /// Unit square → device pixels, leaving a header strip for the label.
     fn p(&self, q: Pos) -> (f64, f64) {
-        let top = 26.0 * self.scale;
+        let top = self.top();
         (q.x * self.w, top + q.y * (self.h - top))
     }
 
@@ -108,14 +126,39 @@ impl Painter {
         (x, y, x2 - x, y2 - y)
     }
 
+    /// Text of `size` CSS px (grown by [`Painter::fs`]) in the foreground colour.
     fn text(&self, s: &str, x: f64, y: f64, size: f64, align: &str) {
-        self.ctx.set_fill_style_str(self.fg());
-        self.ctx.set_font(&format!(
-            "{}px system-ui, sans-serif",
-            (size * self.scale).round()
-        ));
+        self.text_in(s, x, y, size, align, "", self.fg());
+    }
+
+    /// Text with a weight (`""` or `"bold "`) and a colour.
+    #[allow(clippy::too_many_arguments)]
+    fn text_in(&self, s: &str, x: f64, y: f64, size: f64, align: &str, weight: &str, fill: &str) {
+        self.ctx.set_fill_style_str(fill);
+        self.set_font(size, weight);
         self.ctx.set_text_align(align);
         let _ = self.ctx.fill_text(s, x, y);
+    }
+
+    fn set_font(&self, size: f64, weight: &str) {
+        self.ctx.set_font(&format!(
+            "{weight}{}px system-ui, sans-serif",
+            (size * self.fs * self.scale).round()
+        ));
+    }
+
+    /// Width of `s` in device pixels at `size` CSS px.
+    fn text_width(&self, s: &str, size: f64, weight: &str) -> f64 {
+        self.set_font(size, weight);
+        self.ctx.measure_text(s).map(|m| m.width()).unwrap_or(0.0)
+    }
+
+    fn muted(&self) -> &'static str {
+        if self.dark {
+            "#a9b0bb"
+        } else {
+            "#555d68"
+        }
     }
 
     fn line(&self, a: (f64, f64), b: (f64, f64), width: f64, colour: &str) {
@@ -134,31 +177,174 @@ impl Painter {
         self.ctx.fill();
     }
 
-    /// Paints the GPU-by-GPU view at model time t.
+    /// The label in the header strip.
+    fn header(&self, label: &str) {
+        self.text(
+            label,
+            8.0 * self.scale,
+            18.0 * self.fs * self.scale,
+            13.0,
+            "left",
+        );
+    }
+
+    /// A server's box with "Server k" in its label strip (and, when there is room, its fabric).
+    fn server_box(&self, i: usize, rect: Rect, strip: Rect, fabric: Option<&str>) {
+        let (x, y, w, h) = self.rect(rect);
+        self.ctx
+            .set_fill_style_str(if self.dark { "#20242b" } else { "#f5f7fa" });
+        self.ctx.fill_rect(x, y, w, h);
+        self.ctx
+            .set_stroke_style_str(if self.dark { "#6b7280" } else { "#8a93a0" });
+        self.ctx.set_line_width(1.5 * self.scale);
+        self.ctx.stroke_rect(x, y, w, h);
+        let name = server_label(i);
+        let pad = 5.0 * self.scale;
+        let (_, sy, _, sh) = self.rect(strip);
+        let base = sy + sh / 2.0 + 4.5 * self.fs * self.scale;
+        let name_w = self.text_width(&name, 12.0, "bold ");
+        let name = if name_w + 2.0 * pad <= w {
+            name
+        } else {
+            format!("S{}", i + 1)
+        };
+        self.text_in(&name, x + pad, base, 12.0, "left", "bold ", self.fg());
+        if let Some(f) = fabric {
+            if name_w + self.text_width(f, 10.0, "") + 4.0 * pad <= w {
+                self.text_in(f, x + w - pad, base, 10.0, "right", "", self.muted());
+            }
+        }
+    }
+
+    /// A line with an arrow head at its end.
+    fn arrow(&self, pts: &[(f64, f64)], width: f64, colour: &str) {
+        let n = pts.len();
+        if n < 2 {
+            return;
+        }
+        self.ctx.begin_path();
+        self.ctx.set_stroke_style_str(colour);
+        self.ctx.set_line_width(width * self.scale);
+        self.ctx.move_to(pts[0].0, pts[0].1);
+        for p in &pts[1..] {
+            self.ctx.line_to(p.0, p.1);
+        }
+        self.ctx.stroke();
+        let (a, end) = (pts[n - 2], pts[n - 1]);
+        let (dx, dy) = (end.0 - a.0, end.1 - a.1);
+        let len = dx.hypot(dy).max(1e-9);
+        let (ux, uy) = (dx / len, dy / len);
+        let h = (5.0 + 2.0 * width) * self.scale * self.fs.sqrt();
+        self.ctx.begin_path();
+        self.ctx.move_to(end.0, end.1);
+        self.ctx
+            .line_to(end.0 - ux * h - uy * h * 0.5, end.1 - uy * h + ux * h * 0.5);
+        self.ctx
+            .line_to(end.0 - ux * h + uy * h * 0.5, end.1 - uy * h - ux * h * 0.5);
+        self.ctx.close_path();
+        self.ctx.set_fill_style_str(colour);
+        self.ctx.fill();
+    }
+
+    /// A chunk: a circle when the receiver adds it, a square when it copies it; a chunk on the
+    /// network is larger with a thick vermillion edge.
+    fn chunk(&self, (x, y): (f64, f64), size: f64, fill: &str, reduce: bool, network: bool) {
+        let (edge, width) = if network {
+            (css(NETWORK), 3.0 * self.fs.sqrt())
+        } else {
+            (self.fg().to_string(), 1.0)
+        };
+        self.ctx.begin_path();
+        if reduce {
+            let _ = self.ctx.arc(x, y, size, 0.0, std::f64::consts::TAU);
+        } else {
+            self.ctx.rect(x - size, y - size, 2.0 * size, 2.0 * size);
+        }
+        self.ctx.set_fill_style_str(fill);
+        self.ctx.fill();
+        self.ctx.set_stroke_style_str(&edge);
+        self.ctx.set_line_width(width * self.scale);
+        self.ctx.stroke();
+    }
+
+    /// Paints the GPU-by-GPU view at model time t: servers as labelled boxes, the network
+    /// switch between them, chunks on NVLink inside a server and packets on the network.
     fn gpus(&self, a: &Animation, c: &Cluster, t: f64, label: &str) {
         self.clear();
-        self.text(label, 8.0 * self.scale, 18.0 * self.scale, 13.0, "left");
-        let l = &a.layout;
-        let unit = self.w.min(self.h);
+        self.header(label);
+        let l = a.layout_in(self.area());
+        let unit = self.w.min(self.h - self.top());
         let r = (l.radius * unit).max(6.0 * self.scale);
-        let f = a.frame(t);
-        // Node boxes and their internal links (thickness by bandwidth).
-        for (m, rect) in l.nodes.iter().enumerate() {
-            let (x, y, w, h) = self.rect(*rect);
+        let f = a.frame_in(&l, t);
+        let several = l.nodes.len() > 1;
+        let net_colour = css(NETWORK);
+        let idle_net = if self.dark { "#6b4a33" } else { "#f0c9a8" };
+        // The network: each server's link to the switch (thickness by bandwidth; vermillion
+        // while it carries a chunk), and the switch.
+        if let Some(net) = &l.network {
+            let net_w = link_width(c.node_net_bw()) * self.fs.sqrt();
+            for (i, (port, tap)) in net.ports.iter().zip(&net.taps).enumerate() {
+                let busy = f.busy_ports.contains(&i);
+                self.line(
+                    self.p(*port),
+                    self.p(*tap),
+                    net_w,
+                    if busy { &net_colour } else { idle_net },
+                );
+            }
+            let (x, y, w, h) = self.rect(net.switch);
             self.ctx
-                .set_stroke_style_str(if self.dark { "#4a505c" } else { "#c4c9d2" });
-            self.ctx.set_line_width(1.5 * self.scale);
+                .set_fill_style_str(if self.dark { "#3d2a1c" } else { "#fbe6d4" });
+            self.ctx.fill_rect(x, y, w, h);
+            self.ctx.set_stroke_style_str(&net_colour);
+            self.ctx.set_line_width(2.0 * self.scale);
             self.ctx.stroke_rect(x, y, w, h);
-            if l.nodes.len() > 1 {
-                self.text(
-                    &format!("node {}", m + 1),
-                    x + 4.0 * self.scale,
-                    y + h - 4.0 * self.scale,
-                    10.0,
-                    "left",
+            // Its name: inside a bar, above a narrow box (on one or two lines).
+            let line = 14.0 * self.fs * self.scale;
+            let fits =
+                |s: &str, room: f64| self.text_width(s, 11.0, "bold ") + 6.0 * self.scale <= room;
+            let lines: &[&str] = if net.label_above {
+                let room = (net.switch.w / 0.7) * self.w;
+                if fits("Network switch", room) {
+                    &["Network switch"]
+                } else {
+                    &["Network", "switch"]
+                }
+            } else if fits("Network switch", w) {
+                &["Network switch"]
+            } else {
+                &["Switch"]
+            };
+            let first = if net.label_above {
+                y - 6.0 * self.scale - line * (lines.len() as f64 - 1.0)
+            } else {
+                y + h / 2.0 + 4.0 * self.fs * self.scale
+            };
+            for (k, s) in lines.iter().enumerate() {
+                self.text_in(
+                    s,
+                    x + w / 2.0,
+                    first + line * k as f64,
+                    11.0,
+                    "center",
+                    "bold ",
+                    self.fg(),
                 );
             }
         }
+        for (m, rect) in l.nodes.iter().enumerate() {
+            if several {
+                let strip = l.labels.get(m).copied().unwrap_or(*rect);
+                self.server_box(m, *rect, strip, Some(c.intra.name));
+            } else {
+                let (x, y, w, h) = self.rect(*rect);
+                self.ctx
+                    .set_stroke_style_str(if self.dark { "#4a505c" } else { "#c4c9d2" });
+                self.ctx.set_line_width(1.5 * self.scale);
+                self.ctx.stroke_rect(x, y, w, h);
+            }
+        }
+        // NVLink inside each server, between ring neighbours.
         let per = a.schedule.per_node as usize;
         let intra_w = link_width(c.intra_bw());
         for node in l.gpus.chunks(per.max(1)) {
@@ -171,63 +357,29 @@ impl Painter {
                 );
             }
         }
-        if l.nodes.len() > 1 {
-            let net_w = link_width(c.node_net_bw());
-            for pair in l.nodes.windows(2) {
-                let a0 = Pos {
-                    x: pair[0].x + pair[0].w,
-                    y: pair[0].y + pair[0].h / 2.0,
-                };
-                let b0 = Pos {
-                    x: pair[1].x,
-                    y: pair[1].y + pair[1].h / 2.0,
-                };
-                self.line(
-                    self.p(a0),
-                    self.p(b0),
-                    net_w,
-                    if self.dark { "#5a4a30" } else { "#f2d9b0" },
-                );
-            }
-        }
         if let Some(sw) = l.switch {
             let (x, y) = self.p(sw);
             self.ctx.set_fill_style_str(&css(PALETTE[6]));
-            self.ctx.fill_rect(
-                x - 40.0 * self.scale,
-                y - 12.0 * self.scale,
-                80.0 * self.scale,
-                24.0 * self.scale,
-            );
+            let (hw, hh) = (40.0 * self.scale, 12.0 * self.scale);
+            self.ctx.fill_rect(x - hw, y - hh, 2.0 * hw, 2.0 * hh);
             self.text("NVSwitch", x, y + 4.0 * self.scale, 11.0, "center");
         }
-        // Arrows for this round's transfers (edge to edge, with a head), then the GPUs, then the
-        // chunks on the arrows, so a still at a round's start shows where everything goes.
-        let edge = |a: (f64, f64), b: (f64, f64), t: f64| {
-            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-            let len = (dx * dx + dy * dy).sqrt().max(1e-9);
-            let k = (r / len).min(0.45);
-            let u = k + t * (1.0 - 2.0 * k);
-            ((a.0 + dx * u, a.1 + dy * u), (dx / len, dy / len))
-        };
+        // Arrows for this round's transfers, then the GPUs, then the chunks on the arrows, so a
+        // still at a round's start shows where everything goes. Network routes are drawn in
+        // the network's colour, over the switch.
         let arrow = if self.dark { "#9aa3ae" } else { "#5b6470" };
         for ch in &f.chunks {
-            let (a, b) = (self.p(ch.from), self.p(ch.to));
-            let (start, _) = edge(a, b, 0.0);
-            let (end, (ux, uy)) = edge(a, b, 1.0);
-            self.line(start, end, 1.2, arrow);
-            let h = 7.0 * self.scale;
-            self.ctx.begin_path();
-            self.ctx.move_to(end.0, end.1);
-            self.ctx
-                .line_to(end.0 - ux * h - uy * h * 0.5, end.1 - uy * h + ux * h * 0.5);
-            self.ctx
-                .line_to(end.0 - ux * h + uy * h * 0.5, end.1 - uy * h - ux * h * 0.5);
-            self.ctx.close_path();
-            self.ctx.set_fill_style_str(arrow);
-            self.ctx.fill();
+            let pts: Vec<(f64, f64)> = ch.route.iter().map(|q| self.p(*q)).collect();
+            if ch.network {
+                self.ctx.set_global_alpha(0.55);
+                self.arrow(&pts, 2.0, &net_colour);
+                self.ctx.set_global_alpha(1.0);
+            } else {
+                self.arrow(&pts, 1.2, arrow);
+            }
         }
-        // GPUs: a gauge of how much of the final sum each holds.
+        // GPUs: a gauge of how much of the final sum each holds; numbered when there is room.
+        let numbered = r >= 9.0 * self.scale;
         for (i, pos) in l.gpus.iter().enumerate() {
             let c0 = self.p(*pos);
             let level = f.gpu_level.get(i).copied().unwrap_or(0.0);
@@ -243,58 +395,58 @@ impl Painter {
                 -std::f64::consts::FRAC_PI_2 + level * std::f64::consts::TAU,
             );
             self.ctx.stroke();
-            self.ctx
-                .set_fill_style_str(if level > 0.55 { "#ffffff" } else { "#141414" });
-            self.ctx.set_font(&format!(
-                "{}px system-ui, sans-serif",
-                (11.0 * self.scale).round()
-            ));
-            self.ctx.set_text_align("center");
-            let _ = self
-                .ctx
-                .fill_text(&format!("{}", i + 1), c0.0, c0.1 + 4.0 * self.scale);
+            if numbered {
+                self.ctx
+                    .set_fill_style_str(if level > 0.55 { "#ffffff" } else { "#141414" });
+                let size = (r / self.scale * 0.9).min(11.0 * self.fs);
+                self.ctx.set_font(&format!(
+                    "{}px system-ui, sans-serif",
+                    (size * self.scale).round()
+                ));
+                self.ctx.set_text_align("center");
+                let _ = self.ctx.fill_text(
+                    &format!("{}", i + 1),
+                    c0.0,
+                    c0.1 + size * 0.36 * self.scale,
+                );
+            }
         }
-        // Chunks: circles when the receiver adds, squares when it copies.
+        // Chunks inside servers first, then the network's packets on top.
         let cr = (r * 0.45).max(4.0 * self.scale);
-        for ch in &f.chunks {
-            let ((x, y), _) = edge(self.p(ch.from), self.p(ch.to), f.progress);
-            let fill = ramp(ch.level, self.dark);
-            if ch.reduce {
-                self.circle((x, y), cr, &fill);
-                self.ctx.set_stroke_style_str(self.fg());
-                self.ctx.set_line_width(1.0 * self.scale);
-                self.ctx.stroke();
-            } else {
-                self.ctx.set_fill_style_str(&fill);
-                self.ctx.fill_rect(x - cr, y - cr, 2.0 * cr, 2.0 * cr);
-                self.ctx.set_stroke_style_str(self.fg());
-                self.ctx.set_line_width(1.0 * self.scale);
-                self.ctx.stroke_rect(x - cr, y - cr, 2.0 * cr, 2.0 * cr);
+        for network in [false, true] {
+            for ch in f.chunks.iter().filter(|ch| ch.network == network) {
+                let size = if network { cr * 1.5 } else { cr };
+                self.chunk(
+                    self.p(ch.at),
+                    size,
+                    &ramp(ch.level, self.dark),
+                    ch.reduce,
+                    network,
+                );
             }
         }
     }
 
-    /// Paints the aggregate view (nodes as units, traffic as flows).
+    /// Paints the aggregate view (nodes as units, packets between neighbours while traffic
+    /// crosses the network).
     fn nodes(&self, a: &Aggregate, t: f64, label: &str) {
         self.clear();
-        self.text(label, 8.0 * self.scale, 18.0 * self.scale, 13.0, "left");
+        self.header(label);
         let f = a.frame(t);
         let grid = NodeGrid::new(a.nodes);
-        // Flows between neighbouring nodes (ring order) while traffic crosses the network.
-        if f.inter {
-            self.ctx
-                .set_line_dash(&js_sys::Array::of2(
-                    &(6.0 * self.scale).into(),
-                    &(6.0 * self.scale).into(),
-                ))
-                .ok();
-            self.ctx
-                .set_line_dash_offset(-f.progress * 12.0 * self.scale);
-            for (from, to) in grid.ring() {
-                self.line(self.p(from), self.p(to), 2.0, &css(PALETTE[4]));
-            }
-            self.ctx.set_line_dash(&js_sys::Array::new()).ok();
+        let packets = a.packets(&grid, &f);
+        let net_colour = css(NETWORK);
+        let idle_net = if self.dark { "#6b4a33" } else { "#f0c9a8" };
+        // The ring's links between neighbouring nodes: vermillion while traffic crosses.
+        for (from, to) in grid.ring() {
+            self.line(
+                self.p(from),
+                self.p(to),
+                if f.inter { 2.0 } else { 1.0 },
+                if f.inter { &net_colour } else { idle_net },
+            );
         }
+        let (_, _, bw, _) = self.rect(grid.node_box(0));
         for i in 0..grid.shown {
             let (x, y, w, h) = self.rect(grid.node_box(i));
             self.ctx
@@ -314,11 +466,38 @@ impl Painter {
                 );
             }
         }
+        // Server labels when the boxes have room for them.
+        let name_fits = self.text_width("Server 888", 10.0, "bold ") + 4.0 * self.scale <= bw;
+        let number_fits = self.text_width("888", 10.0, "") + 2.0 * self.scale <= bw;
+        if name_fits || number_fits {
+            for i in 0..grid.shown {
+                let (x, y, w, h) = self.rect(grid.node_box(i));
+                let text = if name_fits {
+                    server_label(i as usize)
+                } else {
+                    format!("{}", i + 1)
+                };
+                let fill = if f.done > 0.45 { "#ffffff" } else { "#141414" };
+                self.text_in(
+                    &text,
+                    x + w / 2.0,
+                    y + h / 2.0 + 3.5 * self.fs * self.scale,
+                    10.0,
+                    "center",
+                    "bold ",
+                    fill,
+                );
+            }
+        }
+        let size = (bw * 0.12).clamp(2.5 * self.scale, 7.0 * self.scale * self.fs);
+        for p in &packets {
+            self.chunk(self.p(*p), size, &ramp(0.5, self.dark), f.reduce, true);
+        }
         if grid.hidden > 0 {
             self.text(
                 &format!("…and {} more nodes", group(grid.hidden)),
                 self.w - 8.0 * self.scale,
-                18.0 * self.scale,
+                18.0 * self.fs * self.scale,
                 12.0,
                 "right",
             );

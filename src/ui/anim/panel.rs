@@ -1,6 +1,8 @@
-//! The animation panel: play, pause, step through rounds, speed, a comparison canvas on the same
-//! time scale, PNG and full screen. One requestAnimationFrame loop advances the shared clock and
-//! paints both canvases; it pauses while the panel is off-screen.
+//! The animation panel: play, pause, step through rounds, speed, pause after each round, a
+//! comparison canvas on the same time scale, PNG and full screen (of the whole panel, so the
+//! round counter, caption and controls stay on screen). One requestAnimationFrame loop advances
+//! the shared clock and paints both canvases; it pauses while the panel is off-screen. The speed
+//! and pause-after-each-round live in the link (`speed=`, `pause=round`, through [`Lab`]).
 
 use super::paint::paint_show;
 use crate::render::playable::{advance, compare_options, Shows};
@@ -12,20 +14,44 @@ use crate::ui::hooks::{
 use crate::ui::state::Lab;
 use leptos::prelude::*;
 
+/// The speeds offered, and the link's own when it is another.
+fn speeds(link: f64) -> Vec<f64> {
+    let mut v = vec![0.25, 0.5, 1.0, 2.0, 4.0];
+    if link.is_finite() && link > 0.0 && !v.contains(&link) {
+        v.push(link);
+        v.sort_by(f64::total_cmp);
+    }
+    v
+}
+
+/// Whether the panel is the document's full-screen element.
+fn is_fullscreen(panel: &web_sys::HtmlElement) -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.fullscreen_element())
+        .is_some_and(|e| &e == AsRef::<web_sys::Element>::as_ref(panel))
+}
+
 /// The all-reduce animation with its controls.
 #[component]
 pub fn AnimationPanel() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let compare = RwSignal::new(String::new());
-    let speed = RwSignal::new(1.0f64);
+    let speed = lab.anim_speed;
+    let pause_rounds = lab.anim_pause;
     let still = use_reduced_motion();
     let dark = use_prefers_dark();
     let playing = RwSignal::new(!still.get_untracked());
+    // Stopped at the end of a round by pause-after-each-round (cleared by play and steps).
+    let held = RwSignal::new(false);
+    let fullscreen = RwSignal::new(false);
     // Model time on the shared clock, seconds.
     let time = StoredValue::new(0.0f64);
     let round_text = RwSignal::new(String::new());
     let caption = RwSignal::new(String::new());
+    let network = RwSignal::new(String::new());
     let clock = RwSignal::new(String::new());
+    let panel = NodeRef::<leptos::html::Div>::new();
     let primary = NodeRef::<leptos::html::Canvas>::new();
     let secondary = NodeRef::<leptos::html::Canvas>::new();
     let visible = use_intersection(primary);
@@ -40,6 +66,7 @@ pub fn AnimationPanel() -> impl IntoView {
     Effect::new(move |_| {
         shows.track();
         time.set_value(0.0);
+        held.set(false);
         if !still.get_untracked() {
             playing.set(true);
         }
@@ -49,6 +76,16 @@ pub fn AnimationPanel() -> impl IntoView {
         if still.get() && playing.get_untracked() {
             playing.set(false);
         }
+    });
+    // The servers drawn as boxes, for the canvas's description and tests.
+    let servers = Memo::new(move |_| {
+        shows.with(|s| {
+            s.main
+                .playable
+                .as_ref()
+                .map(|p| p.server_labels())
+                .unwrap_or_default()
+        })
     });
 
     // One frame: advance the clock by `dt` screen seconds, paint, update the texts.
@@ -60,7 +97,14 @@ pub fn AnimationPanel() -> impl IntoView {
             };
             let mut t = time.get_value();
             if playing.get_untracked() {
-                let (next, ended) = advance(t, dt, s.longest(), speed.get_untracked());
+                let (mut next, mut ended) =
+                    advance(t, dt, s.longest(), speed.get_untracked().max(0.01));
+                if pause_rounds.get_untracked() {
+                    if let Some(stop) = main.stop_between(t, next) {
+                        (next, ended) = (stop, true);
+                        held.set(true);
+                    }
+                }
                 t = next;
                 if ended {
                     playing.set(false);
@@ -79,6 +123,7 @@ pub fn AnimationPanel() -> impl IntoView {
             if round_text.get_untracked() != text {
                 round_text.set(text);
                 caption.set(main.caption(t.min(main.total())));
+                network.set(main.network_summary(t));
             }
             let c = main.clock_label(t);
             if clock.get_untracked() != c {
@@ -100,6 +145,7 @@ pub fn AnimationPanel() -> impl IntoView {
 
     let step = move |forward: bool| {
         playing.set(false);
+        held.set(false);
         shows.with_untracked(|s| {
             if let Ok(p) = &s.main.playable {
                 let t = time.get_value();
@@ -115,45 +161,80 @@ pub fn AnimationPanel() -> impl IntoView {
         if !playing.get_untracked() && time.get_value() >= shows.with_untracked(Shows::longest) {
             time.set_value(0.0);
         }
+        held.set(false);
         playing.update(|p| *p = !*p);
+    };
+    let toggle_fullscreen = move || {
+        let Some(el) = panel.get_untracked() else {
+            return;
+        };
+        if is_fullscreen(&el) {
+            if let Some(d) = web_sys::window().and_then(|w| w.document()) {
+                d.exit_fullscreen();
+            }
+        } else {
+            let _ = el.request_fullscreen();
+        }
     };
 
     view! {
+        <div class="anim-panel" node_ref=panel data-testid="anim-panel"
+            data-held=move || if held.get() { "round-end" } else { "" }
+            on:fullscreenchange=move |_| {
+                fullscreen.set(panel.get_untracked().is_some_and(|el| is_fullscreen(&el)))
+            }>
         <h2>"Watch one all-reduce, timed by the model"</h2>
         <p class="hint">
-            "Each round lasts on screen in proportion to its modelled time. Circles are partial sums being added, squares finished sums being copied; darker means more GPUs' contributions are in it."
+            "Each round lasts on screen in proportion to its modelled time. Circles are partial sums being added, squares finished sums being copied; darker means more GPUs' contributions are in it. "
+            <span class="net-key">"Chunks with a thick orange edge leave their server and cross the network switch"</span>
+            "; the others stay on the fast links inside a server."
         </p>
         <div class="anim-controls">
-            <button type="button" data-testid="anim-play" on:click=move |_| toggle()>
+            <button type="button" data-testid="anim-play" class="play" on:click=move |_| toggle()>
                 {move || if playing.get() { "Pause" } else { "Play" }}
             </button>
             <button type="button" data-testid="anim-back" aria-label="One round back" on:click=move |_| step(false)>"◀ Round"</button>
             <button type="button" data-testid="anim-step" aria-label="One round forward" on:click=move |_| step(true)>"Round ▶"</button>
             <span data-testid="anim-round" class="round">{move || round_text.get()}</span>
             <label>"Speed "
-                <select data-testid="anim-speed" on:change=move |ev| speed.set(event_target_value(&ev).parse().unwrap_or(1.0))>
-                    {[0.25, 0.5, 1.0, 2.0, 4.0].iter().map(|s| view! {
-                        <option value=s.to_string() selected=*s == 1.0>{format!("{s}×")}</option>
+                <select data-testid="anim-speed" on:change=move |ev| {
+                    let v: f64 = event_target_value(&ev).parse().unwrap_or(1.0);
+                    speed.set(if v.is_finite() && v > 0.0 { v } else { 1.0 });
+                }>
+                    {move || speeds(speed.get()).into_iter().map(|s| view! {
+                        <option value=s.to_string() selected=move || speed.get() == s>{format!("{s}×")}</option>
                     }).collect_view()}
                 </select>
             </label>
-            <label>"Compare with "
+            <label class="pause-rounds">
+                <input type="checkbox" data-testid="anim-pause-rounds"
+                    prop:checked=move || pause_rounds.get()
+                    on:change=move |ev| pause_rounds.set(event_target_checked(&ev)) />
+                " Pause after each round"
+            </label>
+            <label class="compare">"Compare with "
                 <select data-testid="anim-compare" on:change=move |ev| compare.set(event_target_value(&ev))>
                     {compare_options().into_iter().map(|(v, t)| view! { <option value=v>{t}</option> }).collect_view()}
                 </select>
             </label>
             <span class="clock" data-testid="anim-clock">{move || clock.get()}</span>
-            <button type="button" data-testid="anim-png" on:click=move |_| download_png(primary.get_untracked(), "all-reduce-frame.png")>"Save frame as PNG"</button>
-            <button type="button" data-testid="anim-fullscreen" on:click=move |_| {
-                if let Some(c) = primary.get_untracked() {
-                    let _ = c.request_fullscreen();
-                }
-            }>"Full screen"</button>
+            <button type="button" class="png" data-testid="anim-png" on:click=move |_| download_png(primary.get_untracked(), "all-reduce-frame.png")>"Save frame as PNG"</button>
+            <button type="button" data-testid="anim-fullscreen" aria-pressed=move || fullscreen.get().to_string()
+                on:click=move |_| toggle_fullscreen()>
+                {move || if fullscreen.get() { "Exit full screen" } else { "Full screen" }}
+            </button>
         </div>
         {move || shows.with(|s| s.main.playable.as_ref().err().map(|e| view! { <p class="problem">{e.to_string()}</p> }))}
         <div class="anim-canvases" class:two=move || !compare.get().is_empty()>
             <canvas node_ref=primary data-testid="anim-canvas" role="img" tabindex="0"
-                aria-label=move || format!("All-reduce animation. {}", caption.get())
+                data-servers=move || servers.with(|s| s.join(", "))
+                aria-label=move || {
+                    let boxes = servers.with(|s| match s.as_slice() {
+                        [] | [_] => String::new(),
+                        [first, .., last] => format!(" {} boxes, {first} to {last}, joined by a network switch.", s.len()),
+                    });
+                    format!("All-reduce animation.{boxes} {} {}", caption.get(), network.get())
+                }
                 on:keydown=move |ev| match ev.key().as_str() {
                     " " | "k" => { ev.prevent_default(); toggle() }
                     "ArrowRight" => { ev.prevent_default(); step(true) }
@@ -166,5 +247,7 @@ pub fn AnimationPanel() -> impl IntoView {
             </Show>
         </div>
         <p class="caption" aria-live="polite" data-testid="anim-caption">{move || caption.get()}</p>
+        <p class="network" data-testid="anim-network" hidden=move || network.with(String::is_empty)>{move || network.get()}</p>
+        </div>
     }
 }
