@@ -53,6 +53,61 @@ test('a chart PNG is at least 2× with its title above and the scenario below, e
   await context.close();
 });
 
+/**
+ * How much fine detail a PNG holds: the horizontal pixel-to-pixel change in its middle band
+ * (the chart), divided by the same after halving and re-enlarging the picture. A picture drawn
+ * at its size loses detail in the round trip; one that was already a 1× bitmap enlarged has
+ * little to lose. Measured on this chart: enlarged 1.20–1.22, drawn at 2× 1.43–1.48.
+ */
+async function sharpness(page, bytes) {
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const W = img.width, H = img.height;
+    const canvas = (w, h, src, sw, sh) => {
+      const c = document.createElement('canvas');
+      c.width = w; c.height = h;
+      const ctx = c.getContext('2d');
+      ctx.imageSmoothingQuality = 'high';
+      ctx.drawImage(src, 0, 0, sw ?? w, sh ?? h);
+      return c;
+    };
+    const full = canvas(W, H, img);
+    const half = canvas(Math.round(W / 2), Math.round(H / 2), img);
+    const back = canvas(W, H, half);
+    const energy = (c) => {
+      const y0 = Math.round(H * 0.15), y1 = Math.round(H * 0.8);
+      const d = c.getContext('2d').getImageData(0, y0, W, y1 - y0).data;
+      let e = 0;
+      for (let i = 0; i + 4 < d.length; i += 4) e += Math.abs(d[i] - d[i + 4]) + Math.abs(d[i + 1] - d[i + 5]) + Math.abs(d[i + 2] - d[i + 6]);
+      return e;
+    };
+    return energy(full) / energy(back);
+  }, bytes.toString('base64'));
+}
+
+test('on a 1× screen a chart PNG is drawn again at 2×, not a 1× bitmap enlarged', async () => {
+  const { page, context, problems } = await openPage(env, hash, { deviceScaleFactor: 1 });
+  await page.waitForTimeout(400);
+  for (const id of ['chart-speedup', 'chart-breakdown']) {
+    await page.locator(`[data-testid=${id}]`).scrollIntoViewIfNeeded();
+    await page.waitForTimeout(300);
+    const cssWidth = await page.evaluate((id) => document.querySelector(`[data-testid=${id}]`).clientWidth, id);
+    const backing = await page.evaluate((id) => document.querySelector(`[data-testid=${id}]`).width, id);
+    assert.equal(backing, cssWidth, `${id}: the screen's canvas is 1× here`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`[data-testid=${id}-png]`).click()]);
+    const bytes = readFileSync(await download.path());
+    writeFileSync(path.join(shots, `export-1x-screen-${id}.png`), bytes);
+    const png = await inspectPng(page, bytes);
+    assert.ok(png.w >= 2 * cssWidth, `${id}: ${png.w} px wide for ${cssWidth} CSS px`);
+    const s = await sharpness(page, bytes);
+    assert.ok(s > 1.32, `${id}: the chart is an enlarged 1× bitmap (sharpness ${s.toFixed(3)})`);
+  }
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
 test('the JSON export carries the scenario string and every resolved input with the outputs', async () => {
   const { page, context } = await openPage(env, hash);
   await page.waitForTimeout(300);
@@ -81,7 +136,48 @@ test('print shows the scenario as a table and the lesson, without the toolbar', 
   assert.ok(await page.locator('[data-testid=lesson-text]').isVisible(), 'the lesson is printed');
   assert.equal(await page.locator('.toolbar').isVisible(), false);
   assert.equal(await page.locator('[data-testid=lesson-reveal]').isVisible(), false);
+  // The step is not revealed: the charts' data would give its answer away.
+  assert.equal(await page.locator('[data-testid=print-table]').count(), 0);
+  assert.match(await page.locator('[data-testid=print-tables]').textContent(), /not been revealed/);
   await page.screenshot({ path: path.join(shots, 'print-lesson.png') });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('print expands every chart\'s data table, with the revealed lesson and no toolbar', async () => {
+  const { page, context, problems } = await openPage(env, 'lesson=leaving-the-box&step=1');
+  await page.locator('[data-testid=lesson]').waitFor();
+  await page.locator('[data-testid=lesson-choice]').nth(2).check();
+  await page.locator('[data-testid=lesson-reveal]').click();
+  await page.locator('[data-testid=lesson-answer]').waitFor();
+  assert.equal(await page.locator('[data-testid=print-tables]').isVisible(), false, 'not on screen');
+  assert.equal(await page.locator('[data-testid=print-table]').count(), 0, 'not formatted on screen');
+  await page.emulateMedia({ media: 'print' });
+  const tables = page.locator('[data-testid=print-table]');
+  await tables.first().waitFor();
+  assert.equal(await tables.count(), 5, 'one table per chart');
+  for (let i = 0; i < 5; i++) {
+    assert.ok(await tables.nth(i).isVisible(), `table ${i} is printed`);
+    assert.ok(await tables.nth(i).locator('tbody tr').count() >= 5, `table ${i} has its rows`);
+  }
+  // The speedup table has the chosen count's row, with the number the explorer shows.
+  assert.match(await tables.first().locator('caption').textContent(), /Speedup/);
+  const row = await tables.first().evaluate((t) => [...t.querySelectorAll('tbody tr')]
+    .map((r) => [...r.cells].map((c) => c.textContent)).find((cells) => cells[0] === '64'));
+  assert.ok(row, 'a row for 64 GPUs');
+  const shown = await page.locator('[data-testid=speedup]').textContent();
+  assert.equal(`${Number(row[1]).toFixed(1)}×`, shown, 'the table\'s speedup is the one the results show');
+  // The folded tables under the charts are not printed, nor the toolbar or the buttons.
+  assert.equal(await page.locator('details.table').first().isVisible(), false);
+  assert.equal(await page.locator('.toolbar').isVisible(), false);
+  assert.equal(await page.locator('[data-testid=chart-speedup-png]').isVisible(), false);
+  assert.ok(await page.locator('[data-testid=print-scenario]').isVisible());
+  assert.ok(await page.locator('[data-testid=lesson-answer]').isVisible(), 'the revealed answer is printed');
+  await page.locator('[data-testid=print-tables]').screenshot({ path: path.join(shots, 'print-tables.png') });
+  await page.screenshot({ path: path.join(shots, 'print-revealed-top.png') });
+  // Back on screen, the tables are emptied again.
+  await page.emulateMedia({ media: 'screen' });
+  await page.waitForFunction(() => !document.querySelector('[data-testid=print-table]'));
   assert.deepEqual(problems.console, []);
   await context.close();
 });
@@ -104,10 +200,12 @@ test('projector mode is kept in the link', async () => {
 test('axe-core: projector mode and the print view', async () => {
   const require = createRequire(import.meta.url);
   const axePath = require.resolve('axe-core/axe.min.js');
-  for (const [name, hashFor, media] of [['projector', `projector=1&${hash}`, 'screen'], ['print', `lesson=leaving-the-box&step=1`, 'print']]) {
+  for (const [name, hashFor, media] of [['projector', `projector=1&${hash}`, 'screen'], ['print', `lesson=leaving-the-box&step=1`, 'print'],
+    ['print with the data tables', hash, 'print']]) {
     const { page, context } = await openPage(env, hashFor);
     await page.emulateMedia({ media });
     await page.waitForTimeout(400);
+    if (name === 'print with the data tables') assert.equal(await page.locator('[data-testid=print-table]').count(), 5);
     await page.addScriptTag({ path: axePath });
     const result = await page.evaluate(async () => {
       const r = await window.axe.run(document, { resultTypes: ['violations'] });

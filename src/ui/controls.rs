@@ -1,5 +1,6 @@
 //! The controls: native inputs with labels, each writing one scenario key.
 
+use super::explainer::Term;
 use super::state::{Lab, PRESETS};
 use crate::model::collective::Algo;
 use crate::model::goodput;
@@ -468,6 +469,7 @@ pub fn Controls() -> impl IntoView {
                 })
                 value=Signal::derive(move || lab.setup.with(|s| s.zero.to_string()))
             />
+            <p class="hint terms">"What the stages shard: " <Term id="zero-stages">"ZeRO-1, 2, 3"</Term></p>
             <Choice
                 label="Activation recomputation"
                 key="recompute"
@@ -512,10 +514,14 @@ pub fn Controls() -> impl IntoView {
             <KeyField label="Other jobs' load on the uplinks" key="bg_load" testid="bg-load" />
             <KeyField label="Pod size, a third tier" key="pod_gpus" testid="pod-gpus" />
             <KeyField label="Taper between pods, x:1" key="pod_oversub" testid="pod-oversub" />
+            <p class="hint terms">"What these mean: " <Term id="placement">"placement"</Term> ", "
+                <Term id="oversubscription">"oversubscription"</Term> ", " <Term id="ecmp">"ECMP"</Term></p>
         </fieldset>
         <fieldset>
             <legend>"Training run"</legend>
             <RunFields />
+            <p class="hint terms">"What these mean: " <Term id="straggler">"stragglers"</Term> ", "
+                <Term id="mttf">"MTTF"</Term> ", " <Term id="goodput">"goodput"</Term></p>
             <details class="advanced">
                 <summary>"Advanced"</summary>
                 <div class="advanced-fields">

@@ -29,6 +29,13 @@ pub const GLOSSARY: &[(&str, &str, &str)] = &[
     ("optimizer-state", "optimizer state", "What the optimizer keeps for every weight. Adam with mixed precision keeps two running averages and a 32-bit master copy: 12 bytes per parameter, more than the weights and gradients together."),
     ("activations", "activations", "The intermediate results of the forward pass that the backward pass needs. They grow with the micro-batch and the sequence length; recomputation trades them for extra compute."),
     ("ettr", "ETTR", "Effective training time ratio: the share of wall-clock time a large job spends making progress, after failures, restarts and lost work since the last checkpoint. Meta reported more than 90 % for Llama 3 on 16,384 GPUs."),
+    ("goodput", "goodput", "The training that counts per unit of wall-clock time: throughput after the time lost to failures, restarts, work redone since the last checkpoint and checkpoint writes. Goodput divided by throughput is the ETTR."),
+    ("mttf", "MTTF", "Mean time to failure: how long a job runs, on average, between interruptions. It shrinks with the job's size: Meta's Llama 3 run on 16,384 GPUs had 419 unexpected interruptions in 54 days, about one every three hours (Llama 3 paper, 2024)."),
+    ("straggler", "straggler", "The slowest GPU of a step. In synchronous training everyone waits for it at the gradient exchange, so small random slowdowns per GPU add up to a longer step as the job grows."),
+    ("checkpoint", "checkpoint", "A saved copy of the training state (weights, optimizer state), written every so often; after a failure the job restarts from the last one and redoes the work since."),
+    ("placement", "placement", "Where the scheduler puts a job's servers: packed into as few leaf switches as possible, spread across them, or wherever servers are free. The more leaf groups a job spans, the more of its traffic crosses the uplinks and spines."),
+    ("oversubscription", "oversubscription", "When a switch's links down to the servers add up to more bandwidth than its links up to the next tier: at 3:1, traffic leaving a leaf group gets a third of the servers' port speed when every server sends at once."),
+    ("ecmp", "ECMP", "Equal-cost multi-path routing: each flow is hashed onto one of the equal paths through the spines. A few large flows can collide on one link while others stay idle; adaptive routing spreads traffic by load instead."),
     ("pipeline", "pipeline parallelism", "Consecutive layers live on different GPUs, like stations on an assembly line; micro-batches flow through, and the line's filling and draining leaves GPUs idle (the bubble)."),
 ];
 

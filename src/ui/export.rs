@@ -1,10 +1,16 @@
-//! Pictures a teacher can paste into slides: a canvas as a PNG at twice its CSS size or more
-//! (whatever the screen's pixel ratio), with its panel's title above and the scenario below, so
-//! the picture says what it shows.
+//! What a teacher takes away: a canvas as a PNG at twice its CSS size or more (whatever the
+//! screen's pixel ratio; the explorer's charts are drawn again at that size, not enlarged),
+//! with its panel's title above and the scenario below, so the picture says what it shows; and
+//! the printed page, whose print-only parts are filled while the page prints.
 
 use super::browser::media_query;
-use super::state::{read_hash, Route};
+use super::canvas::Canvas;
+use super::hooks::use_media_query;
+use super::state::{read_hash, Lab, Route};
+use crate::render::charts::{draw, Style};
+use crate::render::figure::{Figure, Table};
 use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -111,7 +117,16 @@ pub fn captioned_png(canvas: &HtmlCanvasElement) -> Option<String> {
     ctx.set_font(&font(TITLE_PX, true));
     let _ = ctx.fill_text_with_max_width(&title_for(canvas), PAD, PAD + TITLE_PX, css_w);
     let top = PAD + title_h + 6.0;
-    let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(canvas, PAD, top, css_w, css_h);
+    // A chart of the explorer is drawn again at the picture's own scale (on a 1× screen the
+    // canvas holds only 1× pixels); any other canvas is copied as it is.
+    let sharp = redraw(canvas, css_w, css_h, scale);
+    let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
+        sharp.as_ref().unwrap_or(canvas),
+        PAD,
+        top,
+        css_w,
+        css_h,
+    );
     ctx.set_fill_style_str(muted);
     ctx.set_font(&font(LINE_PX, false));
     for (i, l) in lines.iter().enumerate() {
@@ -119,4 +134,142 @@ pub fn captioned_png(canvas: &HtmlCanvasElement) -> Option<String> {
         let _ = ctx.fill_text(l, PAD, y);
     }
     out.to_data_url_with_type("image/png").ok()
+}
+
+/// The explorer's chart behind a canvas, by its `data-testid`, drawn on a new canvas of
+/// `css_w` × `css_h` CSS pixels at `scale` device pixels each; `None` for a canvas that is not
+/// one of those charts (the animation, the topology) or outside the page's reactive owner.
+fn redraw(
+    canvas: &HtmlCanvasElement,
+    css_w: f64,
+    css_h: f64,
+    scale: f64,
+) -> Option<HtmlCanvasElement> {
+    let lab = use_context::<Lab>()?;
+    let testid = canvas.get_attribute("data-testid")?;
+    let out: HtmlCanvasElement = document().create_element("canvas").ok()?.dyn_into().ok()?;
+    out.set_width((css_w * scale).round() as u32);
+    out.set_height((css_h * scale).round() as u32);
+    let style = Style {
+        scale,
+        dark: page_is_dark(),
+        projector: lab.projector.get_untracked(),
+    };
+    let root = Canvas::new(out.clone())?.into_drawing_area();
+    let drawn = untrack(|| match testid.as_str() {
+        "chart-speedup" => Some(lab.curve.with(|d| draw(&root, Figure::Speedup(d), &style))),
+        "chart-efficiency" => Some(
+            lab.curve
+                .with(|d| draw(&root, Figure::Efficiency(d), &style)),
+        ),
+        "chart-breakdown" => Some(
+            lab.shares
+                .with(|d| draw(&root, Figure::Breakdown(d), &style)),
+        ),
+        "chart-time-to-train" => Some(
+            lab.run
+                .with(|d| draw(&root, Figure::TimeToTrain(d), &style)),
+        ),
+        "chart-compare" => Some(
+            lab.compare_curves
+                .with(|d| draw(&root, Figure::Compare(d), &style)),
+        ),
+        _ => None,
+    })?;
+    let _ = root.present();
+    drop(root);
+    drawn.ok().map(|_| out)
+}
+
+/// Whether the page is being printed: the print media query, or the print dialog announced
+/// (`beforeprint`) until it closes. Print-only parts fill themselves from it.
+#[derive(Clone, Copy)]
+pub struct Printing {
+    /// True while printing.
+    pub active: Signal<bool>,
+    /// Set by `beforeprint` and [`Printing::print`], cleared by `afterprint`.
+    announced: RwSignal<bool>,
+}
+
+impl Printing {
+    /// Fills the print-only parts, then opens the print dialog once they are on the page (the
+    /// browser prints what is there when `print()` is called).
+    pub fn print(self) {
+        self.announced.set(true);
+        request_animation_frame(move || {
+            let _ = window().print();
+            self.announced.set(false);
+        });
+    }
+}
+
+/// Provides [`Printing`] to the page: listens to `beforeprint` and `afterprint` for as long as
+/// the calling component lives.
+pub fn provide_printing() -> Printing {
+    let media = use_media_query("print");
+    let announced = RwSignal::new(false);
+    let before = window_event_listener_untyped("beforeprint", move |_| announced.set(true));
+    let after = window_event_listener_untyped("afterprint", move |_| announced.set(false));
+    on_cleanup(move || {
+        before.remove();
+        after.remove();
+    });
+    let printing = Printing {
+        active: Signal::derive(move || announced.get() || media.get()),
+        announced,
+    };
+    provide_context(printing);
+    printing
+}
+
+/// The explorer's chart data as printed: every chart's table expanded (on screen each is
+/// folded under its chart), formatted only while printing, and left out while a lesson step
+/// hides its answer.
+#[component]
+pub fn PrintTables() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let printing = expect_context::<Printing>().active;
+    let tables = move || -> Vec<(&'static str, Table)> {
+        if !printing.get() || lab.answer_hidden.get() {
+            return Vec::new();
+        }
+        vec![
+            ("Speedup", lab.curve.with(|d| Figure::Speedup(d).table())),
+            (
+                "Efficiency",
+                lab.curve.with(|d| Figure::Efficiency(d).table()),
+            ),
+            (
+                "Where the time goes",
+                lab.shares.with(|d| Figure::Breakdown(d).table()),
+            ),
+            (
+                "Time to train the data budget",
+                lab.run.with(|d| Figure::TimeToTrain(d).table()),
+            ),
+            (
+                "The same job on other networks",
+                lab.compare_curves.with(|d| Figure::Compare(d).table()),
+            ),
+        ]
+    };
+    view! {
+        <section class="print-only print-tables" aria-labelledby="print-tables-title" data-testid="print-tables">
+            <h2 id="print-tables-title">"The charts' data"</h2>
+            {move || lab.answer_hidden.get().then(|| view! {
+                <p class="hint">"Left out: this lesson step has not been revealed."</p>
+            })}
+            {move || tables().into_iter().map(|(title, t)| view! {
+                <table class="print-table" data-testid="print-table">
+                    <caption>{title}</caption>
+                    <thead><tr>{t.titles().into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}</tr></thead>
+                    <tbody>
+                        {t.rows.into_iter().map(|r| view! {
+                            <tr>{r.into_iter().map(|v| view! { <td>{v}</td> }).collect_view()}</tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }).collect_view()}
+        </section>
+    }
 }

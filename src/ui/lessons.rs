@@ -1,13 +1,121 @@
 //! Guided lessons: set the scene, ask for a prediction, reveal the model's answer, explain, and
 //! close with a summary. While a step waits for its prediction, the page masks everything that
 //! would give the answer away (`Lab::answer_hidden`); what a run scores and summarises is
-//! decided in [`crate::classroom`].
+//! decided in [`crate::classroom`]. A lesson's printable handout ([`HandoutView`]) is built by
+//! [`crate::classroom::handout`].
 
+use super::export::Printing;
 use super::page::{focus_by_id, focus_to_top};
 use super::state::{read_hash, Lab, Route};
-use crate::classroom::{resolve, LessonLink, Progress};
-use crate::lessons::{format_value, lessons, Lesson};
+use crate::classroom::{handout, resolve, LessonLink, Progress};
+use crate::lessons::{format_value, lessons, shipped, Lesson};
 use leptos::prelude::*;
+
+/// The lesson whose handout is open (its id), shared by the lesson panel's button and the
+/// handout view the page mounts beside everything else.
+#[derive(Clone, Copy)]
+pub struct HandoutOpen(pub RwSignal<Option<String>>);
+
+/// Id of the handout's heading, which takes focus when it opens.
+const HANDOUT_HEADING: &str = "handout-title";
+
+/// The "Print handout" button of a lesson: opens the lesson's handout and the print dialog.
+#[component]
+fn HandoutButton(
+    /// The lesson's id.
+    id: String,
+) -> impl IntoView {
+    let open = expect_context::<HandoutOpen>().0;
+    let printing = expect_context::<Printing>();
+    view! {
+        <button type="button" data-testid="lesson-handout"
+            title="A page per step to write on, and the answer key on a page of its own"
+            on:click=move |_| {
+                open.set(Some(id.clone()));
+                focus_to_top(HANDOUT_HEADING);
+                printing.print();
+            }>
+            "Print handout"
+        </button>
+    }
+}
+
+/// A lesson's handout, shown in place of the page while open: the title, each step's scene,
+/// question, choices, lines to write on and scenario table, then the answer key on a page of
+/// its own. Its Print and Close buttons do not print.
+#[component]
+pub fn HandoutView() -> impl IntoView {
+    let open = expect_context::<HandoutOpen>().0;
+    let printing = expect_context::<Printing>();
+    let close = move || {
+        open.set(None);
+        focus_to_top(HEADING);
+    };
+    move || {
+        let id = open.get()?;
+        let lesson = shipped().iter().find(|l| l.id == id)?;
+        let h = handout(lesson);
+        let title = h.title.clone();
+        Some(view! {
+            <article class="handout" data-testid="handout" aria-labelledby=HANDOUT_HEADING
+                on:keydown=move |ev| if ev.key() == "Escape" { close() }>
+                <div class="handout-bar">
+                    <button type="button" class="primary" data-testid="handout-print" on:click=move |_| printing.print()>"Print"</button>
+                    <button type="button" data-testid="handout-close" on:click=move |_| close()>"Close handout"</button>
+                    <span class="hint">"The answer key prints on a page of its own, last."</span>
+                </div>
+                <header class="handout-head">
+                    <p class="hint">"GPU Scaling Lab — lesson handout"</p>
+                    <h1 id=HANDOUT_HEADING tabindex="-1">{h.title.clone()}</h1>
+                    <p class="handout-name">"Name: " <span class="blank-inline"></span> " Date: " <span class="blank-inline short"></span></p>
+                    <p>"For each step, read the scene, circle the choice you predict, and write why. Then check with the model in the explorer."</p>
+                </header>
+                <ol class="handout-steps">
+                    {h.steps.into_iter().map(|s| view! {
+                        <li class="handout-step" data-testid="handout-step">
+                            <h2>{format!("Step {}", s.number)}</h2>
+                            <p>{s.text}</p>
+                            <p class="handout-q" data-testid="handout-question"><strong>{s.question}</strong></p>
+                            <ul class="handout-choices" aria-label="Choices">
+                                {s.choices.into_iter().map(|c| view! { <li data-testid="handout-choice">{c}</li> }).collect_view()}
+                            </ul>
+                            <p class="hint">"Why? Your reasoning:"</p>
+                            <div class="blanks" aria-label="Lines to write on">
+                                {(0..s.blanks).map(|_| view! { <span class="blank-line" data-testid="handout-blank"></span> }).collect_view()}
+                            </div>
+                            <table class="handout-scenario" data-testid="handout-scenario">
+                                <caption>{format!("The scenario of step {}", s.number)}</caption>
+                                <thead><tr><th scope="col">"key"</th><th scope="col">"value"</th></tr></thead>
+                                <tbody>
+                                    {s.inputs.into_iter().map(|i| view! {
+                                        <tr><th scope="row">{i.key}</th><td>{i.value}</td></tr>
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                            <p class="hint handout-link">{s.scenario}</p>
+                        </li>
+                    }).collect_view()}
+                </ol>
+                <section class="answer-key" data-testid="handout-key" aria-labelledby="handout-key-title">
+                    <h2 id="handout-key-title">{format!("Answer key: {title}")}</h2>
+                    <ol>
+                        {h.key.into_iter().map(|k| view! {
+                            <li data-testid="handout-key-line">
+                                <p class="handout-q">{k.question}</p>
+                                <p>
+                                    {k.closest.map(|c| view! { <strong>{format!("Closest choice: {c}. ")}</strong> })}
+                                    <span data-testid="handout-key-answer">{k.answer_text}</span>
+                                </p>
+                                <p class="hint">{k.why}</p>
+                            </li>
+                        }).collect_view()}
+                    </ol>
+                    <p class="hint">"Every answer is the cost model's, computed when this handout was printed."</p>
+                </section>
+            </article>
+        })
+    }
+}
 
 /// Ids the panel moves focus to.
 const HEADING: &str = "lesson-heading";
@@ -155,6 +263,7 @@ pub fn Lessons() -> impl IntoView {
                                     }
                                 })}
                                 <button type="button" on:click=move |_| start(&back)>"Try this lesson again"</button>
+                                <HandoutButton id=l.id.clone() />
                                 <button type="button" data-testid="lesson-exit" on:click=move |_| exit()>"Exit lesson"</button>
                             </div>
                         </div>
@@ -304,6 +413,7 @@ fn LessonStep(
                     view! { <button type="button" data-testid="lesson-next" on:click=move |_| finish.run(())>"Finish: see your summary"</button> }.into_any()
                 }}
                 <button type="button" data-testid="lesson-exit" on:click=move |_| exit.run(())>"Exit lesson"</button>
+                <HandoutButton id=lesson.id.clone() />
                 <a href=move || format!("#{}", lab.hash())>"Link to this step"</a>
                 <span class="hint" data-testid="lesson-progress">{move || {
                     let (a, r, _) = progress.with(|p| p.score());

@@ -26,9 +26,14 @@ use controls::Controls;
 use embed::Embed;
 use explainer::{Explainer, Glossary};
 use leptos::prelude::*;
-use lessons::Lessons;
+use lessons::{HandoutOpen, HandoutView, Lessons};
 use results::Results;
 use state::{read_hash, write_hash, Lab};
+
+/// Whether the validation page is shown instead of the explorer.
+fn on_validation_now(lab: Lab) -> bool {
+    lab.page.with(|p| p.as_deref() == Some(validation::PAGE))
+}
 
 /// Mounts the app on `<body>`.
 pub fn mount() {
@@ -49,6 +54,52 @@ fn copy_link(status: RwSignal<String>) {
             Err(_) => status.set(format!("Copy this link: {href}")),
         }
     });
+}
+
+/// The chart a presenter shows beside the lesson: the one the current step is about (its
+/// `chart`), else the speedup chart; one of [`crate::lessons::CHARTS`].
+fn presented_chart(lab: &Lab) -> &'static str {
+    let named = lab.lesson.with(|l| {
+        l.as_ref().and_then(|(id, k)| {
+            crate::lessons::shipped()
+                .iter()
+                .find(|x| &x.id == id)
+                .and_then(|x| x.steps.get(*k))
+                .map(|s| s.chart().to_string())
+        })
+    });
+    crate::lessons::CHARTS
+        .iter()
+        .find(|c| Some(**c) == named.as_deref())
+        .copied()
+        .unwrap_or(crate::lessons::CHARTS[0])
+}
+
+/// Presenter layout on and off: it brings projector mode's large type with it, and leaving it
+/// puts projector mode back as it was.
+fn use_presenter(lab: Lab) {
+    let projector_before = StoredValue::new(lab.projector.get_untracked());
+    Effect::new(move |prev: Option<bool>| {
+        let on = lab.presenter.get();
+        if on && prev != Some(true) {
+            projector_before.set_value(lab.projector.get_untracked());
+            lab.projector.set(true);
+        } else if !on && prev == Some(true) {
+            lab.projector.set(projector_before.get_value());
+        }
+        on
+    });
+    // Escape leaves it, unless it closes something smaller first (a glossary popover).
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        let in_term = document()
+            .active_element()
+            .is_some_and(|e| e.class_list().contains("term-button"));
+        if ev.key() == "Escape" && lab.presenter.get_untracked() && !in_term {
+            lab.push_history();
+            lab.presenter.set(false);
+        }
+    });
+    on_cleanup(move || keys.remove());
 }
 
 /// The whole page, or one widget in embed mode.
@@ -93,6 +144,10 @@ pub fn App() -> impl IntoView {
         return view! { <Embed widget=widget /> }.into_any();
     }
     let copied = RwSignal::new(String::new());
+    let printing = export::provide_printing();
+    provide_context(HandoutOpen(RwSignal::new(None)));
+    use_presenter(lab);
+    let presenting = move || lab.presenter.get() && !on_validation_now(lab);
     let on_validation =
         Memo::new(move |_| lab.page.with(|p| p.as_deref() == Some(validation::PAGE)));
     // In-page links scroll without touching the hash, which holds the scenario; Back undoes
@@ -108,6 +163,7 @@ pub fn App() -> impl IntoView {
         }
     };
     view! {
+        <HandoutView />
         <a class="skip" href="#results" on:click=jump("results")>"Skip to results"</a>
         <header class="masthead">
             <h1>"GPU Scaling Lab"</h1>
@@ -138,12 +194,18 @@ pub fn App() -> impl IntoView {
                         on:change=move |ev| lab.projector.set(event_target_checked(&ev)) />
                     "Projector mode"
                 </label>
+                <label class="toggle">
+                    <input type="checkbox" data-testid="presenter"
+                        prop:checked=move || lab.presenter.get()
+                        on:change=move |ev| { lab.push_history(); lab.presenter.set(event_target_checked(&ev)) } />
+                    "Presenter layout"
+                </label>
                 <button type="button" data-testid="copy-link" on:click=move |_| copy_link(copied)>"Copy link to this view"</button>
                 <button type="button" data-testid="download-json"
                     on:click=move |_| browser::download("gpu-scaling-lab.json", "application/json", &page::numbers_json(&lab))>
                     "Numbers (JSON)"
                 </button>
-                <button type="button" on:click=move |_| { let _ = window().print(); }>"Print"</button>
+                <button type="button" data-testid="print" on:click=move |_| printing.print()>"Print"</button>
                 <span class="hint" aria-live="polite" data-testid="copy-status">{move || copied.get()}</span>
             </div>
         </header>
@@ -152,7 +214,17 @@ pub fn App() -> impl IntoView {
         {move || on_validation.get().then(|| view! {
             <div class="page" class:projector=move || lab.projector.get()><validation::ValidationPage /></div>
         })}
-        <div class="page" class:projector=move || lab.projector.get() hidden=move || on_validation.get()>
+        <div class="page" class:projector=move || lab.projector.get() hidden=move || on_validation.get()
+            class:presenter=presenting data-present=move || presenting().then(|| presented_chart(&lab))>
+            {move || presenting().then(|| view! {
+                <div class="presenter-bar">
+                    <span class="presenter-name">"GPU Scaling Lab"</span>
+                    <button type="button" class="presenter-exit" data-testid="presenter-exit"
+                        on:click=move |_| { lab.push_history(); lab.presenter.set(false); }>
+                        "Exit presenter"
+                    </button>
+                </div>
+            })}
             <Explainer />
             <Lessons />
             <main class="layout" data-testid="app">
@@ -182,6 +254,7 @@ pub fn App() -> impl IntoView {
                     <TimelinePanel />
                 </section>
             </main>
+            <export::PrintTables />
             <measured::ExplainRun />
             <Glossary />
         </div>

@@ -3,6 +3,7 @@
 //! checkpoints, lost work, restarts in their own colours), days, GPU-hours, energy and an
 //! example cost. The numbers come from `render::train`.
 
+use super::explainer::Term;
 use super::state::Lab;
 use crate::render::charts::RUN_PART_COLOURS;
 use crate::render::series::duration;
@@ -47,11 +48,11 @@ pub fn RunCard() -> impl IntoView {
             <h3>"The whole training run"</h3>
             <dl class="figures">
                 <div>
-                    <dt>"Slowest GPU's step"</dt>
+                    <dt><Term id="straggler">"Slowest GPU"</Term>"'s step"</dt>
                     <dd data-testid="slowest-step">{move || at(&|_, p| duration(p.breakdown.total() + p.straggler))}</dd>
                 </div>
                 <div>
-                    <dt>"Useful time (ETTR)"</dt>
+                    <dt>"Useful time (" <Term id="ettr">"ETTR"</Term> ")"</dt>
                     <dd data-testid="ettr">{move || at(&|_, p| format!("{:.0} %", 100.0 * p.ettr))}</dd>
                 </div>
                 <div>
@@ -90,6 +91,10 @@ pub fn RunCard() -> impl IntoView {
                         {format!("{} {} ({:.0} %)", RUN_PARTS[i], duration(v), 100.0 * s)}</li>
                 }).collect_view()}
             </ul>
+            <p class="hint terms" data-testid="run-terms">"What these mean: "
+                <Term id="ettr">"ETTR"</Term> ", " <Term id="goodput">"goodput"</Term> ", "
+                <Term id="mttf">"MTTF"</Term> ", " <Term id="straggler">"stragglers"</Term> ", "
+                <Term id="checkpoint">"checkpoints"</Term></p>
             <p class="hint" data-testid="run-note">
                 {move || at(&|d, p| format!(
                     "Elapsed time per step, with the time lost to checkpoints, redone work and restarts spread over the steps. Budget: {}; the batch of {} samples against a critical batch of {} needs {:.1}× the steps of budget ÷ batch. Cost at an example price of ${:.2} per GPU-hour (prices vary by provider and commitment).",
