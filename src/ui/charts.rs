@@ -6,8 +6,9 @@ use super::browser::{device_pixel_ratio, download, download_png, now_ms, record_
 use super::canvas::Canvas;
 use super::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
 use super::state::Lab;
-use crate::render::charts::{draw, PlotArea, Style, MAX_X};
-use crate::render::figure::Figure;
+use crate::render::charts::{draw_with_pin, PlotArea, Style, MAX_X};
+use crate::render::figure::{Figure, Table};
+use crate::render::series::{pin, ScalingData};
 use crate::render::train::RunData;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
@@ -45,6 +46,30 @@ fn marked(kind: Kind, lab: &Lab, pick: fn(&RunData) -> Option<usize>) -> Option<
         .flatten()
 }
 
+/// Runs `f` on the pinned scenario A's curve for the charts that draw it (speedup and
+/// efficiency), reading (and so tracking) it only there; `None` when nothing is pinned.
+fn with_pinned<R>(kind: Kind, lab: &Lab, f: impl FnOnce(Option<&ScalingData>) -> R) -> R {
+    match kind {
+        Kind::Speedup | Kind::Efficiency => lab.pinned_curve.with(|a| f(a.as_ref())),
+        _ => f(None),
+    }
+}
+
+/// The chart's table, with A's columns beside B's while a scenario is pinned.
+fn table(kind: Kind, lab: &Lab) -> Table {
+    let t = with_figure(kind, lab, |f| f.table());
+    with_pinned(kind, lab, |a| match a {
+        Some(a) => pin::table(t, a),
+        None => t,
+    })
+}
+
+/// The chart's takeaway (its accessible name), with A's sentence while a scenario is pinned.
+fn takeaway(kind: Kind, lab: &Lab) -> String {
+    let t = with_figure(kind, lab, |f| f.takeaway());
+    t + &with_pinned(kind, lab, |a| a.map(pin::takeaway).unwrap_or_default())
+}
+
 /// As [`with_figure`], without tracking (event handlers).
 fn with_figure_untracked<R>(kind: Kind, lab: &Lab, f: impl FnOnce(Figure<'_>) -> R) -> R {
     untrack(|| with_figure(kind, lab, f))
@@ -77,6 +102,7 @@ pub fn ChartPanel(
         dark.track();
         canvas.track();
         with_figure(kind, &lab, |_| ());
+        with_pinned(kind, &lab, |_| ());
     };
     let paint = move || {
         let (w, h) = (size.width.get(), size.height.get());
@@ -105,7 +131,9 @@ pub fn ChartPanel(
             return;
         };
         let root = backend.into_drawing_area();
-        let drawn = with_figure(kind, &lab, |f| draw(&root, f, &style));
+        let drawn = with_pinned(kind, &lab, |a| {
+            with_figure(kind, &lab, |f| draw_with_pin(&root, f, a, &style))
+        });
         let _ = root.present();
         match drawn {
             Ok(a) => area.set_value(a),
@@ -128,11 +156,14 @@ pub fn ChartPanel(
             hover.set(Some(i));
         }
     };
-    let csv = move || with_figure_untracked(kind, &lab, |f| f.table().csv());
+    let csv = move || untrack(|| table(kind, &lab).csv());
     // The table's rows are formatted only while it is open (hundreds of cells per change
     // otherwise); its header always, so it names the series even when closed, and it changes
     // only when the series do.
-    let titles = Memo::new(move |_| with_figure(kind, &lab, |f| f.titles()));
+    let titles = Memo::new(move |_| {
+        let t = with_figure(kind, &lab, |f| f.titles());
+        with_pinned(kind, &lab, |a| if a.is_some() { pin::titles(t) } else { t })
+    });
 
     view! {
         <figure class="chart">
@@ -146,7 +177,7 @@ pub fn ChartPanel(
                     data-testid=testid
                     role="img"
                     tabindex="0"
-                    aria-label=move || with_figure(kind, &lab, |f| f.takeaway())
+                    aria-label=move || takeaway(kind, &lab)
                     // The marked counts, for tests and embedding pages.
                     data-fastest=move || marked(kind, &lab, RunData::fastest)
                     data-cheapest=move || marked(kind, &lab, RunData::cheapest)
@@ -162,11 +193,17 @@ pub fn ChartPanel(
             </div>
             <p class="readout" aria-live="polite" data-testid=format!("{testid}-readout")>
                 {move || {
-                    let at = hover.get();
-                    with_figure(kind, &lab, |f| match at {
-                        Some(i) => f.readout(i),
-                        None => f.takeaway(),
-                    })
+                    match hover.get() {
+                        Some(i) => {
+                            let (text, gpus) = with_figure(kind, &lab, |f| (f.readout(i), f.gpus(i)));
+                            let a = with_pinned(kind, &lab, |a| match (a, gpus) {
+                                (Some(a), Some(g)) => pin::readout(a, g, kind == Kind::Speedup),
+                                _ => String::new(),
+                            });
+                            text + &a
+                        }
+                        None => takeaway(kind, &lab),
+                    }
                 }}
             </p>
             <details class="table" on:toggle=move |_| table_open.update(|o| *o = !*o)>
@@ -179,7 +216,7 @@ pub fn ChartPanel(
                         <tbody>
                             {move || {
                                 let rows = if table_open.get() {
-                                    with_figure(kind, &lab, |f| f.table().rows)
+                                    table(kind, &lab).rows
                                 } else {
                                     Vec::new()
                                 };

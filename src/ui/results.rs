@@ -39,6 +39,7 @@ pub fn Results() -> impl IntoView {
     };
     view! {
         <h2>"At " {move || group(lab.scenario.with(|s| s.gpus))} " GPUs"</h2>
+        <super::compare::PinCompare />
         {move || r.with(|r| r.as_ref().err().map(|e| view! { <p class="problem">{e.clone()}</p> }))}
         {move || r.with(|r| r.as_ref().is_ok_and(|r| !r.memory.fits())).then(|| view! {
             <p class="infeasible-note" data-testid="infeasible">

@@ -8,7 +8,7 @@ use crate::model::step::{self, StepResult, Verdict};
 use crate::model::sweep;
 use crate::model::ModelError;
 use crate::render::figure::NetworkCurve;
-use crate::render::series::{self, ScalingData};
+use crate::render::series::{self, pin, ScalingData};
 use crate::render::train::{self, RunData, TimeShares};
 use leptos::prelude::*;
 
@@ -61,6 +61,17 @@ pub struct Lab {
     pub anim_pause: RwSignal<bool>,
     /// The group of the validation page a link points at (`group=step`), kept in the hash.
     pub page_group: RwSignal<Option<String>>,
+    /// The pinned scenario A (`pin=`), compared with the live scenario B; `None` when nothing is
+    /// pinned.
+    pub pinned: RwSignal<Option<Scenario>>,
+    /// A's canonical query, for the link (once per pin, not once per hash write).
+    pub pinned_query: Memo<Option<String>>,
+    /// A's step at its chosen count, by the same model as B's.
+    pub pinned_result: Memo<Option<Result<StepResult, String>>>,
+    /// A's verdict (its bottleneck).
+    pub pinned_verdict: Memo<Option<Verdict>>,
+    /// A's scaling curve: swept when A changes, never when B does.
+    pub pinned_curve: Memo<Option<ScalingData>>,
 }
 
 /// The colour theme: the system's (`auto`) or one forced by the link.
@@ -128,6 +139,9 @@ pub struct Route {
     pub page: Option<String>,
     /// `group=`: the validation group a link points at.
     pub group: Option<String>,
+    /// `pin=`: the pinned scenario A's query, decoded ([`pin::decode`]); `None` when absent or
+    /// unreadable (then a problem names it).
+    pub pin: Option<String>,
 }
 
 impl Route {
@@ -179,6 +193,14 @@ impl Route {
                 },
                 Some(("page", v)) => r.page = Some(v.to_string()),
                 Some(("group", v)) => r.group = Some(v.to_string()),
+                // A's whole query in one value, its `&` and `=` percent-encoded (pin::encode).
+                Some(("pin", v)) => match pin::decode(v) {
+                    Ok(q) => r.pin = Some(q),
+                    Err(e) => r.problems.push(ModelError::new(
+                        "pin",
+                        format!("the pinned scenario A cannot be read: {e}; nothing is pinned"),
+                    )),
+                },
                 _ => rest.push(pair),
             }
         }
@@ -218,6 +240,9 @@ impl Route {
                 p.push_str(&format!("group={g}&"));
             }
         }
+        if let Some(q) = lab.pinned_query.get() {
+            p.push_str(&format!("pin={}&", pin::encode(&q)));
+        }
         if let Some((id, step)) = lab.lesson.get() {
             // An invalid step stays invalid (0) rather than wrapping.
             let n = step.checked_add(1).unwrap_or(0);
@@ -240,6 +265,11 @@ impl Lab {
         let (sc, mut errs) = Scenario::parse_lenient(hash);
         errs.extend(route.problems.iter().cloned());
         let scenario = RwSignal::new(sc);
+        let pinned = RwSignal::new(route.pin.as_deref().map(|q| {
+            let (a, a_errs) = parse_pinned(q);
+            errs.extend(a_errs);
+            a
+        }));
         let setup = Memo::new(move |_| scenario.with(Scenario::resolved));
         // What the step reads: the scenario without the run's keys (price, failures, …), so
         // changing one of those re-sweeps nothing and redraws only the charts it moves.
@@ -286,6 +316,31 @@ impl Lab {
                 series::compare_data(&s, &nets)
             })
         });
+        let pinned_query = Memo::new(move |_| pinned.with(|a| a.as_ref().map(Scenario::to_query)));
+        // A through the same model functions as B, in memos that read only A.
+        let pinned_step = Memo::new(move |_| pinned.with(|a| a.as_ref().map(train::step_scenario)));
+        let pinned_result = Memo::new(move |_| {
+            pinned_step.with(|a| {
+                a.as_ref()
+                    .map(|s| step::evaluate(s).map_err(|e| e.to_string()))
+            })
+        });
+        let pinned_verdict = Memo::new(move |_| {
+            pinned_result.with(|r| match r {
+                Some(Ok(r)) => pinned.with_untracked(|a| a.as_ref().map(|s| step::verdict(s, r))),
+                _ => None,
+            })
+        });
+        let pinned_curve = Memo::new(move |_| {
+            pinned_step.with(|a| {
+                a.as_ref().map(|s| {
+                    let t0 = now_ms();
+                    let d = series::scaling_data_from(s, &sweep::curve(s));
+                    record_perf("model-curve-pinned", now_ms() - t0);
+                    d
+                })
+            })
+        });
         Lab {
             scenario,
             setup,
@@ -309,6 +364,11 @@ impl Lab {
             presenter: RwSignal::new(route.presenter),
             anim_speed: RwSignal::new(route.speed.unwrap_or(1.0)),
             anim_pause: RwSignal::new(route.pause_rounds),
+            pinned,
+            pinned_query,
+            pinned_result,
+            pinned_verdict,
+            pinned_curve,
         }
     }
 
@@ -353,6 +413,36 @@ impl Lab {
             self.errors.set(errs);
             self.scenario.set(sc);
         }
+        if r.pin != self.pinned_query.get_untracked() {
+            let mut errs: Vec<ModelError> = r
+                .problems
+                .iter()
+                .filter(|e| e.key == "pin")
+                .cloned()
+                .collect();
+            let a = r.pin.as_deref().map(|q| {
+                let (a, a_errs) = parse_pinned(q);
+                errs.extend(a_errs);
+                a
+            });
+            if !errs.is_empty() {
+                self.errors.update(|e| e.extend(errs));
+            }
+            self.pinned.set(a);
+        }
+    }
+
+    /// Pins the live scenario as A (replacing an earlier A): a discrete action that adds a
+    /// Back-button entry in the top-level page.
+    pub fn pin(&self) {
+        self.push_history();
+        self.pinned.set(Some(self.scenario.get_untracked()));
+    }
+
+    /// Ends the comparison (a discrete action too).
+    pub fn unpin(&self) {
+        self.push_history();
+        self.pinned.set(None);
     }
 
     /// Marks the next hash write as a discrete action: in the top-level page it adds a
@@ -388,6 +478,17 @@ impl Lab {
         self.errors.set(errs);
         self.scenario.set(sc);
     }
+}
+
+/// The pinned scenario A from its decoded query, leniently as B's: a bad key keeps its default
+/// and is named as A's (`pin: gpus: …`).
+fn parse_pinned(q: &str) -> (Scenario, Vec<ModelError>) {
+    let (a, errs) = Scenario::parse_lenient(q);
+    let errs = errs
+        .into_iter()
+        .map(|e| ModelError::new(&format!("pin: {}", e.key), e.message))
+        .collect();
+    (a, errs)
 }
 
 /// Named starting points a newcomer recognises.
