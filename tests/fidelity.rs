@@ -266,3 +266,21 @@ fn gpu_memory_is_what_the_driver_reports() {
         h100.memory_capacity_gib
     );
 }
+
+/// GeForce cards have no PCIe peer-to-peer: NCCL relays through host memory, and 8 of them on
+/// two CPU sockets are slower than 4 on one (NVIDIA/nccl issue #1639: 35 vs 28 GB/s busbw).
+#[test]
+fn eight_gpus_over_host_memory_are_slower_than_four() {
+    let busbw = |q: &str| collective(q).busbw_gbs;
+    let q = |n: u32, p2p: &str| {
+        format!("gpus={n}&per_node={n}&gpu=rtx4090&intra=pcie5{p2p}&bytes=8GiB")
+    };
+    let four = busbw(&q(4, ""));
+    let eight = busbw(&q(8, ""));
+    assert!(eight < four, "8 GPUs {eight} vs 4 GPUs {four} GB/s");
+    // With peer-to-peer (a data-centre card, or GeForce with a patched driver) the host is out of
+    // the path: faster, and 8 are not slower than 4 for a want of a socket link.
+    let four_p2p = busbw(&q(4, "&p2p=1"));
+    assert!(four_p2p > four);
+    assert!(busbw(&q(8, "&p2p=1")) > 0.95 * four_p2p);
+}

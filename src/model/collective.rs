@@ -19,7 +19,9 @@
 //! a sweep over 65,536 GPUs is cheap; [`crate::model::schedule`] expands the same algorithms into
 //! explicit per-GPU transfers and tests check the two agree.
 
-use super::hardware::{Fabric, FabricKind, Gpu, NetKind, Network};
+use super::hardware::{
+    Fabric, FabricKind, Gpu, NetKind, Network, GPUS_PER_SOCKET, SHM_EFF, SOCKET_LINK_GBS,
+};
 use super::topology::{Send, TierLoad, Topology};
 use super::ModelError;
 
@@ -257,6 +259,8 @@ pub struct Cluster {
     pub intra: &'static Fabric,
     /// Inter-node network.
     pub inter: &'static Network,
+    /// PCIe peer-to-peer between the node's GPUs (else relayed through host memory).
+    pub p2p: bool,
     /// NICs per node.
     pub nics: u32,
     /// Multiplier on the node's NIC bandwidth: 1 normally; the step model shares NICs between
@@ -276,9 +280,24 @@ impl Cluster {
         self.gpus / self.per_node.max(1)
     }
 
-    /// Achievable bandwidth of one GPU into the node fabric, bytes/s.
+    /// Achievable bandwidth of one GPU into the node fabric, bytes/s. Without PCIe
+    /// peer-to-peer every hop is relayed through host memory (NCCL's SHM transport) at
+    /// [`SHM_EFF`] of the PCIe rate, and a ring over more than one CPU socket's GPUs crosses the
+    /// sockets' link once each way ([`SOCKET_LINK_GBS`]): 8 such GPUs are slower than 4.
     pub fn intra_bw(&self) -> f64 {
-        self.intra.gpu_bw() * self.intra_scale
+        let bw = self.intra.gpu_bw();
+        let bw = if self.intra.kind == FabricKind::Pcie && !self.p2p {
+            let in_node = self.gpus.min(self.per_node);
+            let relayed = bw * SHM_EFF;
+            if in_node > GPUS_PER_SOCKET {
+                relayed.min(SOCKET_LINK_GBS * 1e9)
+            } else {
+                relayed
+            }
+        } else {
+            bw
+        };
+        bw * self.intra_scale
     }
 
     /// Achievable bandwidth of a node's NICs together, bytes/s (NCCL spreads channels over all

@@ -92,6 +92,10 @@ pub struct Gpu {
     pub flash_attention_efficiency: Option<f64>,
     /// Fabric a node of these GPUs normally has, for defaults.
     pub default_intra: &'static str,
+    /// Whether the stock driver lets two of these GPUs reach each other's memory over PCIe
+    /// (peer-to-peer). GeForce cards of the 40 and 50 series do not: NCCL then relays through
+    /// host memory (its SHM transport).
+    pub p2p: bool,
     /// Board power (TDP), watts, from the datasheet named in the entry.
     pub tdp_w: f64,
 }
@@ -154,6 +158,7 @@ pub const GPUS: [Gpu; 7] = [
         // FlashAttention-2 needs Ampere or newer.
         flash_attention_efficiency: None,
         default_intra: "nvlink2",
+        p2p: true,
         // V100 SXM2 datasheet: 300 W.
         tdp_w: 300.0,
     },
@@ -170,6 +175,7 @@ pub const GPUS: [Gpu; 7] = [
         // FA2 causal hd128 fwd+bwd at 4K on A100 80GB: 173 TFLOP/s.
         flash_attention_efficiency: Some(173.0 / 312.0),
         default_intra: "nvlink3",
+        p2p: true,
         // A100 SXM datasheet: 400 W.
         tdp_w: 400.0,
     },
@@ -192,6 +198,7 @@ pub const GPUS: [Gpu; 7] = [
         // FA2 causal hd128 fwd+bwd at 4K on H100 SXM5: 294 TFLOP/s (FA2 runs its Ampere kernels there).
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink4",
+        p2p: true,
         // H100 SXM datasheet: up to 700 W (Llama 3 ran at 700 W).
         tdp_w: 700.0,
     },
@@ -214,6 +221,7 @@ pub const GPUS: [Gpu; 7] = [
         // As H100 (same die).
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink4",
+        p2p: true,
         // H200 SXM datasheet: up to 700 W.
         tdp_w: 700.0,
     },
@@ -237,6 +245,7 @@ pub const GPUS: [Gpu; 7] = [
         // **Assumption**: H100's share (no published FA2 figure for Blackwell).
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink5",
+        p2p: true,
         // HGX B200: 1,000 W per GPU (secondary sources; NVIDIA gives the system, 14.3 kW for DGX B200).
         tdp_w: 1000.0,
     },
@@ -259,6 +268,7 @@ pub const GPUS: [Gpu; 7] = [
         // **Assumption**: H100's share (no published FA2 figure for MI300X); no FP8 MAMF either, so FP8 at the BF16 share.
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "xgmi",
+        p2p: true,
         // MI300X datasheet: 750 W.
         tdp_w: 750.0,
     },
@@ -282,6 +292,7 @@ pub const GPUS: [Gpu; 7] = [
         // **Assumption**: A100's share (Ada runs FA2's Ampere kernels); FP8 at the BF16 share.
         flash_attention_efficiency: Some(173.0 / 312.0),
         default_intra: "pcie4",
+        p2p: false,
         // RTX 4090 specifications: 450 W total graphics power.
         tdp_w: 450.0,
     },
@@ -349,6 +360,23 @@ const NVLINK5_EFF: f64 = 40.1 / 50.0;
 /// NCCL's `PCI_BW 12.0` for a Gen3 x16 link (line 15.75 GB/s) = 0.76; NVIDIA GTC24 S62129 measured
 /// 24 GB/s busbw for 8 GPUs on PCIe Gen4 (line 31.5) = 0.76. Used for every PCIe generation.
 const PCIE_EFF: f64 = 12.0 / 15.75;
+
+/// Share of the PCIe peer-to-peer bandwidth NCCL reaches when it relays through host memory
+/// instead (the SHM transport: the sender's SMs write a FIFO in pinned host memory, the
+/// receiver's read it). **Fitted** on the calibration row `ar-shm-4x4090-pcie4` (NVIDIA/nccl
+/// issue #1603: 4 RTX 4090 on one CPU, 18 GB/s busbw over SHM against 22 with P2P forced on;
+/// 18 against the model's 24 GB/s PCIe Gen4 peer rate).
+pub const SHM_EFF: f64 = 0.75;
+
+/// What NCCL's topology gives the link between two Intel Sapphire Rapids sockets, GB/s per
+/// direction (`SRP_QPI_BW 22.0`, `NVIDIA/nccl` `src/graph/topo.h`). A ring over host memory
+/// that spans both sockets crosses it once each way. The catalog has no CPU: every PCIe server
+/// of more than 4 GPUs is taken to spread them over two such sockets (as 8-GPU PCIe servers do,
+/// e.g. the two Xeon 8480+ host of NVIDIA/nccl issue #1639).
+pub const SOCKET_LINK_GBS: f64 = 22.0;
+
+/// GPUs one CPU socket hosts in a PCIe server (the rest sit on the second socket).
+pub const GPUS_PER_SOCKET: u32 = 4;
 
 /// Intra-node fabrics in the catalog.
 pub const FABRICS: [Fabric; 8] = [

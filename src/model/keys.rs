@@ -421,6 +421,16 @@ pub const KEYS: &[Key] = &[
         field: |s| &mut s.intra,
     },
     Key {
+        name: "p2p",
+        accepts: Accepts::OneOf(|| vec!["0", "1"]),
+        default: "1, except GeForce cards (0: NVIDIA's driver disables it)",
+        unit: "",
+        doc: "PCIe peer-to-peer between a node's GPUs; 0: NCCL relays through host memory (SHM), at 75 % of the PCIe rate and, across two CPU sockets, at most their link's 22 GB/s",
+        applies: Applies::Both,
+        always: false,
+        field: |s| &mut s.p2p,
+    },
+    Key {
         name: "inter",
         accepts: Accepts::OneOf(ids::<&'static Network>),
         default: "`none` for one node, else the GPU generation's InfiniBand",

@@ -98,6 +98,8 @@ pub struct Scenario {
     pub intra: Option<&'static Fabric>,
     /// The network between nodes.
     pub inter: Option<&'static Network>,
+    /// PCIe peer-to-peer between the GPUs of a node; `None`: the stock driver's.
+    pub p2p: Option<bool>,
     /// NICs per node.
     pub nics: Option<u32>,
     /// The collective algorithm (`auto`: NCCL's choice).
@@ -212,6 +214,7 @@ impl Default for Scenario {
             gpu: &hardware::GPUS[2],
             intra: None,
             inter: None,
+            p2p: None,
             nics: None,
             algo: Algo::Auto,
             bytes: Bytes(GIB),
@@ -280,6 +283,8 @@ pub struct Setup {
     pub intra: &'static Fabric,
     /// The network between nodes.
     pub inter: &'static Network,
+    /// PCIe peer-to-peer between the GPUs of a node (else NCCL relays through host memory).
+    pub p2p: bool,
     /// NICs per node.
     pub nics: u32,
     /// The collective algorithm.
@@ -367,6 +372,7 @@ impl Setup {
             gpu: self.gpu,
             intra: self.intra,
             inter: self.inter,
+            p2p: self.p2p,
             nics: self.nics,
             net_scale: self.calib_net,
             intra_scale: self.calib_intra,
@@ -746,6 +752,7 @@ impl Scenario {
             gpu: self.gpu,
             intra,
             inter,
+            p2p: self.p2p.unwrap_or(self.gpu.p2p),
             nics,
             algo: self.algo,
             bytes: self.bytes.0,
