@@ -206,6 +206,11 @@ test('on a phone A and B stay side by side without overflow; axe-core finds noth
   await page.screenshot({ path: path.join(shots, 'compare-390.png') });
   const bad = await axe(page);
   assert.deepEqual(bad, [], JSON.stringify(bad, null, 1));
+  // The efficiency chart on a phone: its legend above the plot, A's low curve uncovered.
+  const fig = page.locator('[data-testid=chart-efficiency]').locator('xpath=ancestor::figure');
+  await fig.scrollIntoViewIfNeeded();
+  await page.waitForTimeout(400);
+  await fig.screenshot({ path: path.join(shots, 'compare-efficiency-390.png') });
   await context.close();
 
   const wide1280 = await openPage(env, hash);

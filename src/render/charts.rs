@@ -226,13 +226,13 @@ pub fn draw_with_pin<DB: DrawingBackend>(
 pub const PINNED_COLOUR: RGBColor = PALETTE[5];
 
 /// Draws A's curve (`y` of each point) dashed, with triangle markers so it differs from the
-/// live curve by shape as well as colour, and returns its legend entry.
+/// live curve by shape as well as colour (its legend entry: "A (pinned)", a dashed line).
 fn pinned_curve<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
     chart: &mut GpuChart<'a, DB, Y>,
     a: &ScalingData,
     y: impl Fn(&Point) -> f64,
     st: &Style,
-) -> DrawResult<(String, Glyph)> {
+) -> DrawResult<()> {
     let c = PINNED_COLOUR;
     let xy: Vec<(f64, f64)> = a.points.iter().map(|p| (f64::from(p.gpus), y(p))).collect();
     chart
@@ -247,7 +247,7 @@ fn pinned_curve<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
     chart
         .draw_series(xy.iter().map(|p| TriangleMarker::new(*p, size, c.filled())))
         .map_err(err)?;
-    Ok(("A (pinned)".to_string(), Glyph::Line(c, true)))
+    Ok(())
 }
 
 /// Speedup against GPU count (log–log): ideal, the model, the matching Amdahl curve, a marker at
@@ -299,7 +299,8 @@ fn draw_speedup_with<DB: DrawingBackend>(
         Glyph::Line(amdahl, true),
     ));
     if let Some(a) = pinned {
-        entries.push(pinned_curve(&mut chart, a, |p| p.speedup.max(1.0), st)?);
+        pinned_curve(&mut chart, a, |p| p.speedup.max(1.0), st)?;
+        entries.push(("A (pinned)".into(), Glyph::Line(PINNED_COLOUR, true)));
     }
     let ink = st.ink();
     let model: Vec<(f64, f64)> = d
@@ -448,19 +449,31 @@ fn draw_efficiency_with<DB: DrawingBackend>(
     pinned: Option<&ScalingData>,
     st: &Style,
 ) -> DrawResult<PlotArea> {
-    let mut chart = frame(root, st, 0f64..1.05, "efficiency", &percent)?;
     let oom = d.out_of_memory_ranges();
-    shade_oom(&mut chart, &oom, (0.0, 1.05), st)?;
-    let mut entries: Vec<(String, Glyph)> = oom_entry(&oom, st).into_iter().collect();
-    if let Some(a) = pinned {
-        entries.push(pinned_curve(
-            &mut chart,
-            a,
-            |p| p.efficiency.clamp(0.0, 1.05),
-            st,
-        )?);
-    }
     let ink = st.ink();
+    let mut entries: Vec<(String, Glyph)> = oom_entry(&oom, st).into_iter().collect();
+    let live = if pinned.is_some() {
+        entries.push(("A (pinned)".into(), Glyph::Line(PINNED_COLOUR, true)));
+        "B (live)"
+    } else {
+        "efficiency"
+    };
+    entries.push((live.into(), Glyph::Line(ink, false)));
+    // With a pinned curve the legend sits above the plot: a slower A runs low on the chart,
+    // where the corner box would cover it.
+    let strip;
+    let plot = match pinned {
+        Some(_) => {
+            strip = legend_strip(root, &entries, st)?;
+            &strip
+        }
+        None => root,
+    };
+    let mut chart = frame(plot, st, 0f64..1.05, "efficiency", &percent)?;
+    shade_oom(&mut chart, &oom, (0.0, 1.05), st)?;
+    if let Some(a) = pinned {
+        pinned_curve(&mut chart, a, |p| p.efficiency.clamp(0.0, 1.05), st)?;
+    }
     let pts: Vec<(f64, f64)> = d
         .points
         .iter()
@@ -470,12 +483,6 @@ fn draw_efficiency_with<DB: DrawingBackend>(
     chart
         .draw_series(LineSeries::new(pts.clone(), ink.stroke_width(w)))
         .map_err(err)?;
-    let live = if pinned.is_some() {
-        "B (live)"
-    } else {
-        "efficiency"
-    };
-    entries.push((live.into(), Glyph::Line(ink, false)));
     chart
         .draw_series(
             pts.iter()
@@ -491,12 +498,14 @@ fn draw_efficiency_with<DB: DrawingBackend>(
             )))
             .map_err(err)?;
     }
-    legend(
-        &chart.plotting_area().strip_coord_spec(),
-        &entries,
-        st,
-        Corner::LowerLeft,
-    )?;
+    if pinned.is_none() {
+        legend(
+            &chart.plotting_area().strip_coord_spec(),
+            &entries,
+            st,
+            Corner::LowerLeft,
+        )?;
+    }
     Ok(area(&chart))
 }
 
@@ -1013,7 +1022,7 @@ mod tests {
             (Figure::Speedup(&b), "this cluster (model)"),
             (Figure::Efficiency(&b), "efficiency"),
         ] {
-            let (plain, _) = record(|root| draw(root, f, &style()));
+            let (plain, plain_area) = record(|root| draw(root, f, &style()));
             let (same, _) = record(|root| draw_with_pin(root, f, None, &style()));
             assert_eq!(plain.texts, same.texts, "no pin draws the chart as before");
             assert_eq!(plain.lines, same.lines);
@@ -1045,6 +1054,13 @@ mod tests {
                 plain.lines
             );
             assert!(area.x.0 < area.x.1);
+            // On the efficiency chart a slower A runs low, where the corner legend sat: with a
+            // pin the legend moves above the plot, which starts lower.
+            if matches!(f, Figure::Efficiency(_)) {
+                assert!(area.y.0 > plain_area.y.0, "{area:?} vs {plain_area:?}");
+            } else {
+                assert_eq!(area, plain_area);
+            }
         }
         // The other charts take no pinned curve.
         let sc = Scenario::parse("gpus=64&gpu=h100&model=resnet50").unwrap();
