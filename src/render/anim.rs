@@ -1060,7 +1060,18 @@ impl Aggregate {
         if !f.inter || grid.shown < 2 {
             return Vec::new();
         }
-        grid.ring().map(|(a, b)| a.lerp(b, f.progress)).collect()
+        // From the edge of one box to the edge of the next, so that the packets never hide a
+        // box's label.
+        let b = grid.node_box(0);
+        let (hw, hh) = (b.w / 2.0, b.h / 2.0);
+        let exit = |from: Pos, to: Pos| {
+            let (dx, dy) = ((to.x - from.x).abs(), (to.y - from.y).abs());
+            let t = (hw / dx.max(1e-12)).min(hh / dy.max(1e-12)).min(0.5);
+            from.lerp(to, t)
+        };
+        grid.ring()
+            .map(|(a, b)| exit(a, b).lerp(exit(b, a), f.progress))
+            .collect()
     }
 
     /// What crosses the network in the round at `t`, in words.
@@ -1478,8 +1489,20 @@ mod tests {
         let f = agg.frame(t);
         let p = agg.packets(&grid, &f);
         assert_eq!(p.len(), 128);
-        let want = grid.centre(0).lerp(grid.centre(1), f.progress);
-        assert!((p[0].x - want.x).abs() < 1e-12 && (p[0].y - want.y).abs() < 1e-12);
+        // Node 1's packet is on the way to node 2, between their boxes, never over a label.
+        let (a, b) = (grid.node_box(0), grid.node_box(1));
+        assert!(p[0].x >= a.x + a.w && p[0].x <= b.x, "{:?}", p[0]);
+        assert!((p[0].y - grid.centre(0).y).abs() < 1e-12);
+        for (i, q) in p.iter().enumerate() {
+            let inside = (0..grid.shown).any(|j| {
+                let r = grid.node_box(j);
+                q.x > r.x + 1e-9
+                    && q.x < r.x + r.w - 1e-9
+                    && q.y > r.y + 1e-9
+                    && q.y < r.y + r.h - 1e-9
+            });
+            assert!(!inside, "packet {i} inside a box: {q:?}");
+        }
         assert!(agg
             .network_summary(t)
             .contains("each of the 128 servers passes"));
