@@ -409,87 +409,118 @@ pub fn uplinks(c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
 
 /// Time of one round under a protocol, and which link bound it.
 pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
-    round_time_with(c, p, g, uplinks(c, g))
+    RoundBase::new(c, g, uplinks(c, g)).at(c, p, g)
 }
 
-/// [`round_time`] with the group's uplink loads already known.
-fn round_time_with(
-    c: &Cluster,
-    p: Protocol,
-    g: &RoundGroup,
-    (leaf, pod): (TierLoad, TierLoad),
-) -> RoundTime {
-    let f = p.bw_factor();
-    let crosses = g.node_bytes > 0.0;
-    let intra_link = if g.switch {
-        Link::Switch
-    } else {
-        c.intra_link()
-    };
-    let net_hop = crosses && !g.intra_latency;
-    let hop_link = if net_hop { Link::Network } else { intra_link };
-    let mut hop = if g.switch {
-        // The switch rounds' latency is NVLS's, charged once per collective (`launch_latency_us`).
-        0.0
-    } else if net_hop && c.per_node <= 1 {
-        // One GPU per node: every step's latency is exposed; NCCL charges the tree's network
-        // latency (`tuning.cc`: "With ppn=1 latencies are fully exposed").
-        p.hop_latency_us(Algo::Tree, Link::Network)
-    } else {
-        p.hop_latency_us(Algo::Ring, hop_link)
-    };
-    if net_hop {
-        hop += c.inter.extra_latency_us;
-    } else if c.nodes() > 1 && !g.switch {
-        // A step inside a node of a multi-node collective still pays the network post overhead.
-        hop = hop.max(p.net_overhead_us());
+/// What a round costs before the protocol is chosen: each tier's transfer time at the full
+/// rate, and the reduction time (the protocols divide the first by their rate and add their
+/// hop latency). Computed once per round group for all protocols.
+#[derive(Clone, Copy, Debug)]
+struct RoundBase {
+    intra_link: Link,
+    crosses: bool,
+    net_hop: bool,
+    /// Node fabric, NICs, leaf uplinks, pod uplinks: (bytes, seconds at the full rate).
+    tiers: [(f64, f64); 4],
+    t_reduce: f64,
+}
+
+impl RoundBase {
+    fn new(c: &Cluster, g: &RoundGroup, (leaf, pod): (TierLoad, TierLoad)) -> RoundBase {
+        let crosses = g.node_bytes > 0.0;
+        let intra_link = if g.switch {
+            Link::Switch
+        } else {
+            c.intra_link()
+        };
+        let intra_bw = if g.switch {
+            // Each GPU pushes S into the switch and pulls S back; calibrated so that the
+            // all-reduce's busbw equals the measured NVLS busbw: rate = busbw · n/(n−1).
+            let n = f64::from(c.gpus.max(2));
+            c.intra.nvls_busbw_gbs * 1e9 * n / (n - 1.0) * c.intra_scale
+        } else if g.single_peer && c.intra.kind == FabricKind::Mesh {
+            c.intra.peer_bw() * c.intra_scale
+        } else {
+            c.intra_bw()
+        };
+        let t_intra = if g.gpu_bytes > 0.0 {
+            g.gpu_bytes / intra_bw
+        } else {
+            0.0
+        };
+        let t_net = if crosses {
+            g.node_bytes / c.node_net_bw()
+        } else {
+            0.0
+        };
+        RoundBase {
+            intra_link,
+            crosses,
+            net_hop: crosses && !g.intra_latency,
+            tiers: [
+                (g.gpu_bytes, t_intra),
+                (g.node_bytes, t_net),
+                (leaf.bytes, leaf.time),
+                (pod.bytes, pod.time),
+            ],
+            // Reading two operands and writing one at HBM speed (reduction pipelined with the
+            // copy).
+            t_reduce: 3.0 * g.reduce_bytes / (c.gpu.mem_bw_gbs * 1e9),
+        }
     }
-    hop *= c.lat_scale;
-    let intra_bw = if g.switch {
-        // Each GPU pushes S into the switch and pulls S back; calibrated so that the all-reduce's
-        // busbw equals the measured NVLS busbw: rate = busbw · n/(n−1).
-        let n = f64::from(c.gpus.max(2));
-        c.intra.nvls_busbw_gbs * 1e9 * n / (n - 1.0) * c.intra_scale
-    } else if g.single_peer && c.intra.kind == FabricKind::Mesh {
-        c.intra.peer_bw() * c.intra_scale
-    } else {
-        c.intra_bw()
-    };
-    let t_intra = if g.gpu_bytes > 0.0 {
-        g.gpu_bytes / (intra_bw * f)
-    } else {
-        0.0
-    };
-    let t_net = if crosses {
-        g.node_bytes / (c.node_net_bw() * f)
-    } else {
-        0.0
-    };
-    // Reading two operands and writing one at HBM speed (reduction pipelined with the copy).
-    let t_reduce = 3.0 * g.reduce_bytes / (c.gpu.mem_bw_gbs * 1e9);
-    let (t, link) = [
-        (t_intra, intra_link),
-        (t_net, Link::Network),
-        (leaf.time / f, Link::LeafUplink),
-        (pod.time / f, Link::SpineUplink),
-    ]
-    .into_iter()
-    .fold((0.0, intra_link), |a, b| if b.0 > a.0 { b } else { a });
-    let link = if g.gpu_bytes == 0.0 && !crosses {
-        Link::Local
-    } else {
-        link
-    };
-    RoundTime {
-        latency: hop * 1e-6,
-        transfer: t.max(t_reduce),
-        link,
-        tiers: [
-            (g.gpu_bytes, t_intra),
-            (g.node_bytes, t_net),
-            (leaf.bytes, leaf.time / f),
-            (pod.bytes, pod.time / f),
-        ],
+
+    /// The round under protocol `p`.
+    fn at(&self, c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
+        let f = p.bw_factor();
+        let hop_link = if self.net_hop {
+            Link::Network
+        } else {
+            self.intra_link
+        };
+        let mut hop = if g.switch {
+            // The switch rounds' latency is NVLS's, charged once per collective
+            // (`launch_latency_us`).
+            0.0
+        } else if self.net_hop && c.per_node <= 1 {
+            // One GPU per node: every step's latency is exposed; NCCL charges the tree's network
+            // latency (`tuning.cc`: "With ppn=1 latencies are fully exposed").
+            p.hop_latency_us(Algo::Tree, Link::Network)
+        } else {
+            p.hop_latency_us(Algo::Ring, hop_link)
+        };
+        if self.net_hop {
+            hop += c.inter.extra_latency_us;
+        } else if c.nodes() > 1 && !g.switch {
+            // A step inside a node of a multi-node collective still pays the network post
+            // overhead.
+            hop = hop.max(p.net_overhead_us());
+        }
+        hop *= c.lat_scale;
+        let tiers = self.tiers.map(|(b, t)| (b, t / f));
+        let links = [
+            self.intra_link,
+            Link::Network,
+            Link::LeafUplink,
+            Link::SpineUplink,
+        ];
+        let mut bound = (0.0, self.intra_link);
+        for (&(_, t), l) in tiers.iter().zip(links) {
+            if t > bound.0 {
+                bound = (t, l);
+            }
+        }
+        let (t, link) = bound;
+        let link = if g.gpu_bytes == 0.0 && !self.crosses {
+            Link::Local
+        } else {
+            link
+        };
+        RoundTime {
+            latency: hop * 1e-6,
+            transfer: t.max(self.t_reduce),
+            link,
+            tiers,
+        }
     }
 }
 
@@ -1003,7 +1034,7 @@ fn costs(
     algo: Algo,
     bytes: f64,
     protos: &[Protocol],
-) -> Result<[Option<CollectiveCost>; 3], ModelError> {
+) -> Result<Option<(Protocol, Totals)>, ModelError> {
     // NVLS runs on the Simple protocol only.
     let protos: &[Protocol] = if algo == Algo::Nvls {
         &[Protocol::Simple]
@@ -1013,12 +1044,12 @@ fn costs(
     let mut totals = [Totals::default(); 3];
     let tree_depth2 = f64::from(2 * DoubleTree::new(c.gpus, c.per_node).height());
     each_group(c, op, algo, bytes, 1, &mut |g| {
-        let up = uplinks(c, &g);
+        let base = RoundBase::new(c, &g, uplinks(c, &g));
         for (t, p) in totals.iter_mut().zip(protos) {
             if algo == Algo::Tree {
                 let rt = RoundTime {
                     latency: tree_tick_latency_us(c, *p) * 1e-6,
-                    ..round_time_with(c, *p, &g, up)
+                    ..base.at(c, *p, &g)
                 };
                 let (h, x) = (rt.latency, rt.transfer);
                 let ticks = |slices: u32| tree_depth2 + f64::from(slices) - 1.0;
@@ -1036,17 +1067,20 @@ fn costs(
                 t.slices = slices;
                 t.add(&tick, ticks(slices), ticks(slices) as u64);
             } else {
-                let rt = round_time_with(c, *p, &g, up);
+                let rt = base.at(c, *p, &g);
                 t.slices = 1;
                 t.add(&rt, g.count as f64, g.count);
             }
         }
     })?;
-    let mut out = [None; 3];
-    for ((o, t), p) in out.iter_mut().zip(totals).zip(protos) {
-        *o = Some(finish(c, op, algo, *p, bytes, t));
-    }
-    Ok(out)
+    // The fastest protocol, launch latency included; only it is finished into a report.
+    let launched =
+        |p: Protocol, t: &Totals| t.time + p.launch_latency_us(algo) * c.lat_scale * 1e-6;
+    Ok(protos
+        .iter()
+        .zip(totals)
+        .map(|(p, t)| (*p, t))
+        .min_by(|a, b| launched(a.0, &a.1).total_cmp(&launched(b.0, &b.1))))
 }
 
 /// Adds the launch latency (or, on one GPU, the local copy) and derives the reported figures.
@@ -1137,13 +1171,13 @@ pub fn cost(c: &Cluster, op: Op, algo: Algo, bytes: f64) -> Result<CollectiveCos
     let mut first_err = None;
     for a in algos {
         match costs(c, op, *a, bytes, c.protocols()) {
-            Ok(all) => {
-                for r in all.into_iter().flatten() {
-                    if best.is_none_or(|b| r.time_s < b.time_s) {
-                        best = Some(r);
-                    }
+            Ok(Some((p, t))) => {
+                let r = finish(c, op, *a, p, bytes, t);
+                if best.is_none_or(|b| r.time_s < b.time_s) {
+                    best = Some(r);
                 }
             }
+            Ok(None) => {}
             Err(e) => {
                 first_err.get_or_insert(e);
             }
