@@ -125,3 +125,139 @@ test('projector mode enlarges type and charts', async () => {
   await page.screenshot({ path: path.join(shots, 'projector-1280.png') });
   await context.close();
 });
+
+// Presenter layout (issue 15, point 2): the lesson and the one chart its step is about fill
+// the screen, with projector mode's scaling; the controls, the other panels and the toolbar
+// step aside; a visible button (or Escape) leaves it.
+const sizes = [
+  ['1280', { viewport: { width: 1280, height: 800 } }],
+  ['1920', { viewport: { width: 1920, height: 1080 } }],
+  ['390', { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }],
+];
+
+const visible = (page, sel) => page.locator(sel).first().isVisible();
+
+/** The chart panels a reader can see (their canvases' test ids). */
+const shownCharts = (page) => page.evaluate(() => [...document.querySelectorAll('.charts canvas')]
+  .filter((c) => c.getBoundingClientRect().width > 0).map((c) => c.dataset.testid));
+
+test('presenter layout: the lesson and its chart fill the screen, at three screen sizes', async () => {
+  for (const [name, opts] of sizes) {
+    const { page, context, problems } = await openPage(env, 'lesson=leaving-the-box&step=1', opts);
+    await page.locator('[data-testid=lesson]').waitFor();
+    const buttonBefore = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('[data-testid=lesson-next]')).fontSize));
+    // The entry sits beside the projector toggle.
+    const toggles = await page.locator('.toolbar .toggle').allTextContents();
+    assert.deepEqual(toggles.map((t) => t.trim()), ['Projector mode', 'Presenter layout']);
+    await page.locator('[data-testid=presenter]').check();
+    await page.waitForFunction(() => location.hash.includes('presenter=1') && location.hash.includes('projector=1'));
+    await page.locator('[data-testid=presenter-exit]').waitFor();
+    assert.ok(await page.locator('[data-testid=presenter-exit]').isVisible());
+    for (const sel of ['.toolbar', '.masthead', '[data-testid=gpus-slider]', '.results', '.animation', '.explainer', '.glossary', 'footer']) {
+      assert.equal(await visible(page, sel), false, `${name}: ${sel} is visible in the presenter layout`);
+    }
+    // Masked until the prediction: the chart's place says so.
+    assert.ok(await page.locator('.charts [data-testid=mask-note]').isVisible(), `${name}: the chart is masked`);
+    await page.screenshot({ path: path.join(shots, `presenter-masked-${name}.png`) });
+    await page.locator('[data-testid=lesson-choice]').nth(2).check();
+    await page.locator('[data-testid=lesson-reveal]').click();
+    await page.locator('[data-testid=lesson-answer]').waitFor();
+    await page.waitForTimeout(400);
+    assert.deepEqual(await shownCharts(page), ['chart-speedup'], `${name}: one chart, the speedup`);
+    // Projector scaling: larger buttons, radios and chart labels.
+    const buttonAfter = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('[data-testid=lesson-next]')).fontSize));
+    assert.ok(buttonAfter >= buttonBefore * 1.15, `${name}: buttons ${buttonBefore} → ${buttonAfter} px`);
+    const radio = await page.locator('[data-testid=lesson-choice]').first().boundingBox();
+    assert.ok(radio.width >= 18, `${name}: radio ${radio.width} px`);
+    const lesson = await page.locator('.lessons').boundingBox();
+    const chart = await page.locator('[data-testid=chart-speedup]').boundingBox();
+    const vw = opts.viewport.width, vh = opts.viewport.height;
+    if (name !== '390') {
+      // Side by side, the chart the larger, both within the screen's height.
+      assert.ok(chart.x > lesson.x + lesson.width - 1, `${name}: the chart is beside the lesson`);
+      assert.ok(chart.width > vw * 0.5, `${name}: the chart is ${chart.width} px of ${vw}`);
+      assert.ok(chart.height > vh * 0.5, `${name}: the chart is ${chart.height} px high of ${vh}`);
+      assert.ok(chart.y + chart.height <= vh, `${name}: the chart ends below the screen`);
+      const scroll = await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight);
+      assert.ok(scroll <= 1, `${name}: the page scrolls by ${scroll}px`);
+    } else {
+      assert.ok(chart.width > vw * 0.8, `${name}: the chart is ${chart.width} px of ${vw}`);
+    }
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `${name}: scrolls sideways by ${overflow}px`);
+    await page.screenshot({ path: path.join(shots, `presenter-revealed-${name}.png`) });
+    // The next step is about the other networks: the chart follows it.
+    await page.locator('[data-testid=lesson-next]').click();
+    await page.waitForFunction(() => location.hash.includes('step=2'));
+    await page.locator('[data-testid=lesson-choice]').first().check();
+    await page.locator('[data-testid=lesson-reveal]').click();
+    await page.locator('[data-testid=lesson-answer]').waitFor();
+    await page.waitForTimeout(400);
+    assert.deepEqual(await shownCharts(page), ['chart-compare'], `${name}: step 2 shows the other networks`);
+    if (name === '1280') await page.screenshot({ path: path.join(shots, `presenter-step2-${name}.png`) });
+    // Leaving: everything is back, and projector mode is off again as it was.
+    await page.locator('[data-testid=presenter-exit]').click();
+    await page.waitForFunction(() => !location.hash.includes('presenter') && !location.hash.includes('projector'));
+    assert.ok(await page.locator('.toolbar').isVisible());
+    assert.ok((await shownCharts(page)).length >= 5, `${name}: the charts are back`);
+    assert.equal(await page.locator('[data-testid=presenter]').isChecked(), false);
+    assert.deepEqual(problems.console, []);
+    await context.close();
+  }
+});
+
+test('presenter layout from a link, the speedup chart by default, Escape leaves it', async () => {
+  const { page, context, problems } = await openPage(env, 'presenter=1&gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b');
+  await page.locator('[data-testid=presenter-exit]').waitFor();
+  await page.waitForTimeout(400);
+  assert.deepEqual(await shownCharts(page), ['chart-speedup']);
+  assert.ok(await page.locator('[data-testid=lesson-start-leaving-the-box]').isVisible(), 'the lesson list is the lesson panel');
+  assert.equal(await page.locator('[data-testid=presenter]').isVisible(), false, 'the toolbar is hidden');
+  await page.screenshot({ path: path.join(shots, 'presenter-no-lesson-1280.png') });
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => !location.hash.includes('presenter'));
+  assert.ok(await page.locator('.toolbar').isVisible());
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('projector mode: result cards keep their values inside, buttons and radios grow', async () => {
+  for (const [name, opts] of [sizes[0], sizes[2]]) {
+    const { page, context } = await openPage(env, 'projector=1&lesson=leaving-the-box&step=1&gpus=512&gpu=h100&inter=ib-ndr&model=llama3-70b&tp=8&pp=4', opts);
+    await page.locator('[data-testid=lesson-choice]').first().check();
+    await page.locator('[data-testid=lesson-reveal]').click();
+    await page.locator('[data-testid=lesson-answer]').waitFor();
+    await page.waitForTimeout(300);
+    const spills = await page.evaluate(() => [...document.querySelectorAll('.figures dd')]
+      .filter((d) => d.getBoundingClientRect().width > 0 && d.scrollWidth > d.clientWidth + 1)
+      .map((d) => `${d.dataset.testid}: ${d.textContent}`));
+    assert.deepEqual(spills, [], `${name}: values overflow their cards`);
+    const radio = await page.locator('[data-testid=lesson-choice]').first().boundingBox();
+    assert.ok(radio.width >= 18, `${name}: radio ${radio.width} px`);
+    await page.locator('.results').screenshot({ path: path.join(shots, `projector-cards-${name}.png`) });
+    await context.close();
+  }
+});
+
+test('axe-core: the presenter layout, masked and revealed', async () => {
+  const require = createRequire(import.meta.url);
+  const axePath = require.resolve('axe-core/axe.min.js');
+  const { page, context } = await openPage(env, 'presenter=1&lesson=leaving-the-box&step=2');
+  await page.locator('[data-testid=lesson]').waitFor();
+  const check = async (what) => {
+    await page.addScriptTag({ path: axePath });
+    const result = await page.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+    });
+    const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(bad, [], `${what}: ${JSON.stringify(bad, null, 1)}`);
+  };
+  await check('presenter, masked');
+  await page.locator('[data-testid=lesson-choice]').first().check();
+  await page.locator('[data-testid=lesson-reveal]').click();
+  await page.locator('[data-testid=lesson-answer]').waitFor();
+  await page.waitForTimeout(300);
+  await check('presenter, revealed');
+  await context.close();
+});

@@ -5,9 +5,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { start, openPage, shots } from './harness.mjs';
 
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 let env;
 before(async () => { env = await start(); });
 after(async () => { await env.close(); });
@@ -139,5 +142,104 @@ test('axe-core: a masked lesson step, its revealed state and the summary', async
   await page.locator('[data-testid=lesson-next]').click();
   await page.locator('[data-testid=lesson-summary]').waitFor();
   await check('summary');
+  await context.close();
+});
+
+// A lesson's printable handout (issue 15, point 5): the title, each step's question with its
+// choices, lines to write on and its scenario, and the answer key — the model's numbers — on a
+// page of its own.
+test('a lesson prints as a handout with an answer key on its own page', async () => {
+  const lessons = JSON.parse(readFileSync(path.join(root, 'content', 'lessons.json'), 'utf8')).lessons;
+  const lesson = lessons.find((l) => l.id === 'memory-wall');
+  assert.ok(lesson.steps.length >= 2);
+  const { page, context, problems } = await openPage(env, 'lesson=memory-wall&step=1', { deviceScaleFactor: 2 });
+  await page.locator('[data-testid=lesson]').waitFor();
+  // Printing is the browser's dialog: record the calls instead of opening it.
+  await page.evaluate(() => { window.__printed = 0; window.print = () => { window.__printed++; }; });
+  // The model's answers as the page reveals them, to check the key against.
+  const revealed = [];
+  for (let k = 0; k < lesson.steps.length; k++) {
+    await page.locator('[data-testid=lesson-choice]').first().check();
+    await page.locator('[data-testid=lesson-reveal]').click();
+    const answer = await page.locator('[data-testid=lesson-answer] strong').first().textContent();
+    revealed.push(answer.match(/The model says (.*)\./)[1]);
+    if (k + 1 < lesson.steps.length) {
+      await page.locator('[data-testid=lesson-next]').click();
+      await page.waitForFunction((n) => location.hash.includes(`step=${n}`), k + 2);
+    }
+  }
+  await page.locator('[data-testid=lesson-handout]').click();
+  const handout = page.locator('[data-testid=handout]');
+  await handout.waitFor();
+  await page.waitForFunction(() => window.__printed === 1);
+  await focusOn(page, 'handout-title');
+  // Shown alone: the explorer steps aside while the handout is open.
+  assert.equal(await page.locator('[data-testid=app]').isVisible(), false);
+  assert.equal(await page.locator('.toolbar').isVisible(), false);
+  assert.equal(await handout.locator('h1').textContent(), lesson.title);
+  const steps = handout.locator('[data-testid=handout-step]');
+  assert.equal(await steps.count(), lesson.steps.length);
+  for (let k = 0; k < lesson.steps.length; k++) {
+    const s = lesson.steps[k];
+    const step = steps.nth(k);
+    assert.equal(await step.locator('[data-testid=handout-question]').textContent(), s.question);
+    assert.equal(await step.locator('[data-testid=handout-choice]').count(), s.choices.length);
+    assert.ok(await step.locator('[data-testid=handout-blank]').count() >= 2, 'lines to write on');
+    const blank = await step.locator('[data-testid=handout-blank]').first().boundingBox();
+    assert.ok(blank.width > 300 && blank.height > 20, `a line to write on: ${JSON.stringify(blank)}`);
+    // The scenario table holds the keys the step sets.
+    const table = await step.locator('[data-testid=handout-scenario]').textContent();
+    for (const pair of s.scenario.split('&')) {
+      const [key, value] = pair.split('=');
+      assert.ok(table.includes(key) && table.includes(value), `step ${k + 1}: ${pair} missing from the table`);
+    }
+  }
+  // The answer key gives the model's number for each step, the one the reveal showed.
+  const key = handout.locator('[data-testid=handout-key-line]');
+  assert.equal(await key.count(), lesson.steps.length);
+  for (let k = 0; k < lesson.steps.length; k++) {
+    assert.equal(await key.nth(k).locator('[data-testid=handout-key-answer]').textContent(), `The model says ${revealed[k]}.`);
+    assert.match(await key.nth(k).textContent(), /Closest choice: /);
+  }
+  await page.screenshot({ path: path.join(shots, 'handout-screen-1280.png'), fullPage: true });
+  // On paper: no buttons, and the key starts a new page.
+  await page.emulateMedia({ media: 'print' });
+  assert.equal(await page.locator('[data-testid=handout-print]').isVisible(), false);
+  assert.equal(await page.locator('[data-testid=handout-key]').evaluate((el) => getComputedStyle(el).breakBefore), 'page');
+  assert.equal(await steps.first().evaluate((el) => getComputedStyle(el).breakBefore), 'auto', 'the steps run on');
+  await page.screenshot({ path: path.join(shots, 'handout-print-1280.png'), fullPage: true });
+  const pdf = await page.pdf({ format: 'A4' });
+  const pages = (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) || []).length;
+  assert.ok(pages >= 2, `the handout prints on ${pages} page(s)`);
+  // axe on the printed handout.
+  const require = createRequire(import.meta.url);
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const bad = (await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  })).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad, [], JSON.stringify(bad, null, 1));
+  await page.emulateMedia({ media: 'screen' });
+  // Print again from the preview, then close it: the lesson is back, focus on its heading.
+  await page.locator('[data-testid=handout-print]').click();
+  await page.waitForFunction(() => window.__printed === 2);
+  await page.locator('[data-testid=handout-close]').click();
+  await page.locator('[data-testid=handout]').waitFor({ state: 'detached' });
+  assert.ok(await page.locator('[data-testid=app]').isVisible());
+  await focusOn(page, 'lesson-heading');
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('the handout on a phone fits the screen', async () => {
+  const { page, context, problems } = await openPage(env, 'lesson=leaving-the-box&step=1', phone);
+  await page.locator('[data-testid=lesson]').waitFor();
+  await page.evaluate(() => { window.print = () => {}; });
+  await page.locator('[data-testid=lesson-handout]').click();
+  await page.locator('[data-testid=handout]').waitFor();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `the handout scrolls sideways by ${overflow}px`);
+  await page.screenshot({ path: path.join(shots, 'handout-390.png'), fullPage: true });
+  assert.deepEqual(problems.console, []);
   await context.close();
 });

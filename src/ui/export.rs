@@ -234,10 +234,10 @@ pub fn PrintTables() -> impl IntoView {
             return Vec::new();
         }
         vec![
-            ("Speedup", lab.curve.with(|d| Figure::Speedup(d).table())),
+            // The speedup and efficiency charts draw one table.
             (
-                "Efficiency",
-                lab.curve.with(|d| Figure::Efficiency(d).table()),
+                "Speedup and efficiency",
+                lab.curve.with(|d| Figure::Speedup(d).table()),
             ),
             (
                 "Where the time goes",

@@ -20,14 +20,15 @@ pub struct HandoutOpen(pub RwSignal<Option<String>>);
 const HANDOUT_HEADING: &str = "handout-title";
 
 /// The "Print handout" button of a lesson: opens the lesson's handout and the print dialog.
+/// Only in the full page, which mounts the handout view (an embedded lesson has none).
 #[component]
 fn HandoutButton(
     /// The lesson's id.
     id: String,
 ) -> impl IntoView {
-    let open = expect_context::<HandoutOpen>().0;
-    let printing = expect_context::<Printing>();
-    view! {
+    let open = use_context::<HandoutOpen>()?.0;
+    let printing = use_context::<Printing>()?;
+    Some(view! {
         <button type="button" data-testid="lesson-handout"
             title="A page per step to write on, and the answer key on a page of its own"
             on:click=move |_| {
@@ -37,7 +38,7 @@ fn HandoutButton(
             }>
             "Print handout"
         </button>
-    }
+    })
 }
 
 /// A lesson's handout, shown in place of the page while open: the title, each step's scene,
@@ -80,7 +81,7 @@ pub fn HandoutView() -> impl IntoView {
                                 {s.choices.into_iter().map(|c| view! { <li data-testid="handout-choice">{c}</li> }).collect_view()}
                             </ul>
                             <p class="hint">"Why? Your reasoning:"</p>
-                            <div class="blanks" aria-label="Lines to write on">
+                            <div class="blanks" aria-hidden="true">
                                 {(0..s.blanks).map(|_| view! { <span class="blank-line" data-testid="handout-blank"></span> }).collect_view()}
                             </div>
                             <table class="handout-scenario" data-testid="handout-scenario">
