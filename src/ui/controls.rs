@@ -367,6 +367,10 @@ pub fn Controls() -> impl IntoView {
                 options=Signal::derive(|| opts(&FABRICS, |f| (f.id.to_string(), f.name.to_string())))
                 value=Signal::derive(move || lab.setup.with(|s| s.intra.id.to_string()))
             />
+            <Choice label="PCIe peer-to-peer" key="p2p" testid="p2p"
+                options=auto_options(lab, |s| if s.p2p { "on" } else { "off (GeForce driver)" },
+                    &[("1", "on"), ("0", "off: relayed through host memory")])
+                value=key_value(lab, "p2p") />
             <InterChoice />
             <Choice
                 label="NICs per node"
@@ -469,6 +473,7 @@ pub fn Controls() -> impl IntoView {
                 })
                 value=Signal::derive(move || lab.setup.with(|s| s.zero.to_string()))
             />
+            <KeyCheck label="ZeRO-1/2: gather the weights during the next forward (Megatron)" key="gather_overlap" testid="gather-overlap" />
             <p class="hint terms">"What the stages shard: " <Term id="zero-stages">"ZeRO-1, 2, 3"</Term></p>
             <Choice
                 label="Activation recomputation"
