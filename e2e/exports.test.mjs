@@ -130,6 +130,8 @@ test('print shows the scenario as a table and the lesson, without the toolbar', 
   assert.equal(await page.locator('[data-testid=print-scenario]').isVisible(), false, 'not on screen');
   await page.emulateMedia({ media: 'print' });
   assert.ok(await page.locator('[data-testid=print-scenario]').isVisible());
+  // The table is filled once the page has seen the print media change.
+  await page.locator('[data-testid=print-scenario] tbody tr').first().waitFor();
   const rows = await page.locator('[data-testid=print-scenario] tbody tr').count();
   assert.ok(rows > 20, `${rows} rows`);
   assert.match(await page.locator('[data-testid=print-scenario]').textContent(), /inter.*tcp100/s);
@@ -205,7 +207,10 @@ test('axe-core: projector mode and the print view', async () => {
     const { page, context } = await openPage(env, hashFor);
     await page.emulateMedia({ media });
     await page.waitForTimeout(400);
-    if (name === 'print with the data tables') assert.equal(await page.locator('[data-testid=print-table]').count(), 4);
+    if (name === 'print with the data tables') {
+      await page.locator('[data-testid=print-table]').nth(3).waitFor();
+      assert.equal(await page.locator('[data-testid=print-table]').count(), 4);
+    }
     await page.addScriptTag({ path: axePath });
     const result = await page.evaluate(async () => {
       const r = await window.axe.run(document, { resultTypes: ['violations'] });
