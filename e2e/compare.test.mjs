@@ -145,6 +145,7 @@ test('pin, change the network: A and B side by side, each matching its own page,
   await page.waitForFunction(() => !location.hash.includes('pin='));
   assert.equal(await page.locator('[data-testid=compare]').count(), 0);
   assert.equal(await page.locator('[data-testid=unpin]').count(), 0);
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'pin', 'the keyboard stays on the pin bar');
   assert.equal((await text(page, '[data-testid=step-time]')).trim(), soloB['step-time']);
   const label = await page.locator('[data-testid=chart-speedup]').getAttribute('aria-label');
   assert.ok(!label.includes('pinned'), label);

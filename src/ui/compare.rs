@@ -57,6 +57,7 @@ pub fn PinCompare() -> impl IntoView {
     let pinned = Memo::new(move |_| lab.pinned.with(Option::is_some));
     // An embed shows a comparison its link asks for, without the buttons.
     let top_level = lab.embed.get_value().is_none();
+    let pin_button = NodeRef::<leptos::html::Button>::new();
     let keys = Memo::new(move |_| {
         lab.pinned.with(|a| {
             a.as_ref()
@@ -102,11 +103,17 @@ pub fn PinCompare() -> impl IntoView {
     view! {
         {top_level.then(|| view! {
             <div class="pin-bar">
-                <button type="button" data-testid="pin" on:click=move |_| lab.pin()>
+                <button type="button" data-testid="pin" node_ref=pin_button on:click=move |_| lab.pin()>
                     {move || if pinned.get() { "Pin B as the new A" } else { "Pin as A" }}
                 </button>
                 {move || pinned.get().then(|| view! {
-                    <button type="button" data-testid="unpin" on:click=move |_| lab.unpin()>"Unpin"</button>
+                    <button type="button" data-testid="unpin" on:click=move |_| {
+                        lab.unpin();
+                        // The button goes with the comparison: keep the keyboard's place.
+                        if let Some(b) = pin_button.get_untracked() {
+                            let _ = b.focus();
+                        }
+                    }>"Unpin"</button>
                 })}
                 {move || (!pinned.get()).then(|| view! {
                     <span class="hint">"Keep this configuration as A, change another, and compare them (the link carries both)."</span>
