@@ -270,6 +270,7 @@ pub mod pin {
     use super::{duration, group, ScalingData};
     use crate::model::scenario::Scenario;
     use crate::model::step::StepResult;
+    use crate::model::ModelError;
     use crate::render::figure::Table;
 
     /// The characters of a scenario query that would mix with the hash's own keys, as
@@ -319,6 +320,17 @@ pub mod pin {
             }
         }
         String::from_utf8(out).map_err(|_| "the decoded scenario is not UTF-8 text".to_string())
+    }
+
+    /// The pinned scenario A from its decoded `pin=` query, leniently as the page reads B: a bad
+    /// key keeps its default and is named as A's (`pin: gpus: …`).
+    pub fn scenario(query: &str) -> (Scenario, Vec<ModelError>) {
+        let (a, errs) = Scenario::parse_lenient(query);
+        let errs = errs
+            .into_iter()
+            .map(|e| ModelError::new(&format!("pin: {}", e.key), e.message))
+            .collect();
+        (a, errs)
     }
 
     /// One key whose value differs between A and B.
@@ -612,6 +624,40 @@ mod tests {
         let a = sc(q);
         let back = pin::decode(&pin::encode(&a.to_query())).unwrap();
         assert_eq!(Scenario::parse(&back).unwrap(), a);
+    }
+
+    #[test]
+    fn a_link_with_both_gives_back_both() {
+        // As the page writes its hash (Route::prefix, then B's query) and reads it back
+        // (Route::parse: split on '&', the first '=' ends the key).
+        let a = sc(
+            "gpus=64&per_node=8&gpu=a100&intra=nvlink3&inter=tcp100&nics=1&model=llama3-8b&zero=3",
+        );
+        let b = sc("gpus=128&per_node=8&gpu=h100&inter=ib-ndr&model=llama3-8b");
+        let hash = format!(
+            "theme=dark&pin={}&{}",
+            pin::encode(&a.to_query()),
+            b.to_query()
+        );
+        let mut pinned = None;
+        let mut rest = Vec::new();
+        for pair in hash.split('&') {
+            match pair.split_once('=') {
+                Some(("pin", v)) => pinned = Some(pin::decode(v).unwrap()),
+                Some(("theme", _)) => {}
+                _ => rest.push(pair),
+            }
+        }
+        let (back_a, errs) = pin::scenario(&pinned.unwrap());
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(back_a, a);
+        assert_eq!(Scenario::parse(&rest.join("&")).unwrap(), b);
+        // A bad key inside A is named as A's, and A keeps the default for it.
+        let (bad, errs) = pin::scenario("gpus=lots&inter=tcp100");
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].key, "pin: gpus");
+        assert_eq!(bad.gpus, Scenario::default().gpus);
+        assert_eq!(bad.get("inter").as_deref(), Some("tcp100"));
     }
 
     #[test]

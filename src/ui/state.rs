@@ -266,7 +266,7 @@ impl Lab {
         errs.extend(route.problems.iter().cloned());
         let scenario = RwSignal::new(sc);
         let pinned = RwSignal::new(route.pin.as_deref().map(|q| {
-            let (a, a_errs) = parse_pinned(q);
+            let (a, a_errs) = pin::scenario(q);
             errs.extend(a_errs);
             a
         }));
@@ -421,7 +421,7 @@ impl Lab {
                 .cloned()
                 .collect();
             let a = r.pin.as_deref().map(|q| {
-                let (a, a_errs) = parse_pinned(q);
+                let (a, a_errs) = pin::scenario(q);
                 errs.extend(a_errs);
                 a
             });
@@ -478,17 +478,6 @@ impl Lab {
         self.errors.set(errs);
         self.scenario.set(sc);
     }
-}
-
-/// The pinned scenario A from its decoded query, leniently as B's: a bad key keeps its default
-/// and is named as A's (`pin: gpus: …`).
-fn parse_pinned(q: &str) -> (Scenario, Vec<ModelError>) {
-    let (a, errs) = Scenario::parse_lenient(q);
-    let errs = errs
-        .into_iter()
-        .map(|e| ModelError::new(&format!("pin: {}", e.key), e.message))
-        .collect();
-    (a, errs)
 }
 
 /// Named starting points a newcomer recognises.
