@@ -1,0 +1,469 @@
+//! Collective operations (all-reduce, reduce-scatter, all-gather, point-to-point) and their cost.
+//!
+//! Every algorithm is a sequence of *rounds*. In one round each GPU sends some bytes over NVLink /
+//! PCIe inside its node and some bytes leave the node over its NICs. A round costs
+//!
+//! ```text
+//!   hop latency (of the slowest link class used) + max(GPU bytes / GPU bandwidth,
+//!                                                       node bytes / node NIC bandwidth,
+//!                                                       reduction work / memory bandwidth)
+//! ```
+//!
+//! which is the α–β model of Thakur, Rabenseifner & Gropp (IJHPCA 2005) with a bottleneck link per
+//! round; the reduction is pipelined with the transfer (NCCL reduces in the copy loop), so it only
+//! counts when it is slower. On top, a base launch latency per collective and NCCL's three
+//! protocols (LL, LL128, Simple), which trade latency for bandwidth; the fastest is used, as NCCL's
+//! tuner does (`NVIDIA/nccl` `src/graph/tuning.cc`, `ncclTopoTuneModel`).
+//!
+//! The cost here is computed in closed form from *round groups* (identical rounds counted once) so
+//! a sweep over 65,536 GPUs is cheap; [`crate::model::schedule`] expands the same algorithms into
+//! explicit per-GPU transfers and tests check the two agree.
+
+mod protocol;
+mod rounds;
+mod tree;
+
+pub use protocol::{Link, Protocol};
+pub use rounds::{
+    each_group, prev_pow2, ring_network_hops, ring_round_crosses, round_groups, round_time,
+    tree_depth, tree_tick, uplinks, RoundGroup, RoundTime,
+};
+pub use tree::DoubleTree;
+
+use super::hardware::{
+    Fabric, FabricKind, Gpu, NetKind, Network, GPUS_PER_SOCKET, SHM_EFF, SOCKET_LINK_GBS,
+};
+use super::topology::Topology;
+use super::ModelError;
+use rounds::{tree_tick_latency_us, RoundBase};
+
+/// Which collective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Every GPU ends with the sum of all buffers.
+    AllReduce,
+    /// Every GPU ends with its share of the sum.
+    ReduceScatter,
+    /// Every GPU ends with every GPU's buffer.
+    AllGather,
+}
+
+impl Op {
+    /// Scenario ids.
+    pub const ALL: [Op; 3] = [Op::AllReduce, Op::ReduceScatter, Op::AllGather];
+
+    /// The scenario id (`op=allreduce`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Op::AllReduce => "allreduce",
+            Op::ReduceScatter => "reducescatter",
+            Op::AllGather => "allgather",
+        }
+    }
+
+    /// Parses a scenario id.
+    pub fn from_id(s: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|o| o.id() == s)
+    }
+
+    /// nccl-tests' busbw factor (`doc/PERFORMANCE.md`): all-reduce 2(n−1)/n, reduce-scatter and
+    /// all-gather (n−1)/n.
+    pub fn busbw_factor(self, n: u32) -> f64 {
+        let n = f64::from(n.max(1));
+        match self {
+            Op::AllReduce => 2.0 * (n - 1.0) / n,
+            Op::ReduceScatter | Op::AllGather => (n - 1.0) / n,
+        }
+    }
+}
+
+/// Which algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algo {
+    /// The fastest NCCL would pick (ring, tree or in-switch).
+    Auto,
+    /// Ring: reduce-scatter then all-gather around a ring, 2(n−1) rounds.
+    Ring,
+    /// Double binary tree, pipelined in slices.
+    Tree,
+    /// Recursive halving-doubling (Rabenseifner).
+    Rhd,
+    /// Hierarchical: intra-node reduce-scatter, inter-node all-reduce, intra-node all-gather.
+    Hier,
+    /// In-switch reduction (NVLink SHARP), one NVSwitch domain.
+    Nvls,
+}
+
+impl Algo {
+    /// All algorithms, `auto` first.
+    pub const ALL: [Algo; 6] = [
+        Algo::Auto,
+        Algo::Ring,
+        Algo::Tree,
+        Algo::Rhd,
+        Algo::Hier,
+        Algo::Nvls,
+    ];
+
+    /// The scenario id (`algo=ring`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Algo::Auto => "auto",
+            Algo::Ring => "ring",
+            Algo::Tree => "tree",
+            Algo::Rhd => "rhd",
+            Algo::Hier => "hier",
+            Algo::Nvls => "nvls",
+        }
+    }
+
+    /// Parses a scenario id.
+    pub fn from_id(s: &str) -> Option<Algo> {
+        Algo::ALL.into_iter().find(|a| a.id() == s)
+    }
+
+    /// A plain-language name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algo::Auto => "automatic",
+            Algo::Ring => "ring",
+            Algo::Tree => "double binary tree",
+            Algo::Rhd => "recursive halving-doubling",
+            Algo::Hier => "hierarchical (node, then network)",
+            Algo::Nvls => "in-switch reduction (NVLink SHARP)",
+        }
+    }
+}
+
+/// The machine a collective runs on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cluster {
+    /// Total GPUs.
+    pub gpus: u32,
+    /// GPUs per node.
+    pub per_node: u32,
+    /// Accelerator.
+    pub gpu: &'static Gpu,
+    /// Intra-node fabric.
+    pub intra: &'static Fabric,
+    /// Inter-node network.
+    pub inter: &'static Network,
+    /// PCIe peer-to-peer between the node's GPUs (else relayed through host memory).
+    pub p2p: bool,
+    /// NICs per node.
+    pub nics: u32,
+    /// Multiplier on the node's NIC bandwidth: 1 normally; the step model shares NICs between
+    /// concurrent groups (< 1) and asks "what if" questions (2).
+    pub net_scale: f64,
+    /// Multiplier on the intra-node bandwidth, as `net_scale`.
+    pub intra_scale: f64,
+    /// Multiplier on every latency (a calibration from a measured run).
+    pub lat_scale: f64,
+    /// The fabric beyond the node's NICs.
+    pub topo: Topology,
+}
+
+impl Cluster {
+    /// Number of nodes.
+    pub fn nodes(&self) -> u32 {
+        self.gpus / self.per_node.max(1)
+    }
+
+    /// Achievable bandwidth of one GPU into the node fabric, bytes/s. Without PCIe
+    /// peer-to-peer every hop is relayed through host memory (NCCL's SHM transport) at
+    /// [`SHM_EFF`] of the PCIe rate, and a ring over more than one CPU socket's GPUs crosses the
+    /// sockets' link once each way ([`SOCKET_LINK_GBS`]): 8 such GPUs are slower than 4.
+    pub fn intra_bw(&self) -> f64 {
+        let bw = self.intra.gpu_bw();
+        let bw = if self.intra.kind == FabricKind::Pcie && !self.p2p {
+            let in_node = self.gpus.min(self.per_node);
+            let relayed = bw * SHM_EFF;
+            if in_node > GPUS_PER_SOCKET {
+                relayed.min(SOCKET_LINK_GBS * 1e9)
+            } else {
+                relayed
+            }
+        } else {
+            bw
+        };
+        bw * self.intra_scale
+    }
+
+    /// Achievable bandwidth of a node's NICs together, bytes/s (NCCL spreads channels over all
+    /// NICs of a node).
+    pub fn node_net_bw(&self) -> f64 {
+        self.inter.nic_bw() * f64::from(self.nics) * self.net_scale
+    }
+
+    /// Link class inside a node.
+    pub fn intra_link(&self) -> Link {
+        if self.intra.kind == FabricKind::Pcie {
+            Link::Pcie
+        } else {
+            Link::NvLink
+        }
+    }
+
+    /// Protocols NCCL enables here: LL128 needs NVLink inside the node and, across nodes, RDMA
+    /// (`tuning.cc`: LL128 enabled only where `typeIntra <= PATH_NVL`).
+    pub fn protocols(&self) -> &'static [Protocol] {
+        let net_ok = self.nodes() <= 1 || self.inter.kind == NetKind::Rdma;
+        if self.intra.is_nvlink() && net_ok {
+            &[Protocol::Ll, Protocol::Ll128, Protocol::Simple]
+        } else {
+            &[Protocol::Ll, Protocol::Simple]
+        }
+    }
+}
+
+/// The result of costing a collective.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CollectiveCost {
+    /// Operation.
+    pub op: Op,
+    /// The algorithm used (resolved from `auto`).
+    pub algorithm: Algo,
+    /// The protocol the tuner picked.
+    pub protocol: Protocol,
+    /// Message size, bytes (nccl-tests' "size").
+    pub bytes: f64,
+    /// Modelled time, seconds.
+    pub time_s: f64,
+    /// Algorithm bandwidth bytes/time, GB/s (10⁹).
+    pub algbw_gbs: f64,
+    /// nccl-tests bus bandwidth, GB/s.
+    pub busbw_gbs: f64,
+    /// The link that bounds the transfer part of the time.
+    pub bottleneck: Link,
+    /// Rounds.
+    pub rounds: u64,
+    /// Share of the time spent on latency (launch and per-round), 0…1.
+    pub latency_share: f64,
+    /// Pipeline slices (tree only; 1 otherwise).
+    pub slices: u32,
+    /// Per tier: node fabric, NICs, leaf uplinks, pod uplinks.
+    pub tiers: [TierUse; 4],
+}
+
+/// How one tier of the fabric is used by a collective.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TierUse {
+    /// Bytes its busiest element carries, one direction.
+    pub bytes: f64,
+    /// Share of the collective's time that element is busy, 0…1.
+    pub utilisation: f64,
+}
+
+/// Names of the tiers, in [`CollectiveCost::tiers`] order.
+pub const TIERS: [&str; 4] = ["node-fabric", "nic", "leaf-uplink", "spine-uplink"];
+
+/// Running totals of one protocol's time over the rounds.
+#[derive(Clone, Copy, Default)]
+struct Totals {
+    time: f64,
+    latency: f64,
+    by_link: [f64; 7],
+    tiers: [(f64, f64); 4],
+    rounds: u64,
+    slices: u32,
+}
+
+impl Totals {
+    fn add(&mut self, rt: &RoundTime, count: f64, rounds: u64) {
+        self.time += rt.total() * count;
+        self.latency += rt.latency * count;
+        self.by_link[link_index(rt.link)] += rt.transfer * count;
+        for (acc, (b, t)) in self.tiers.iter_mut().zip(rt.tiers) {
+            acc.0 += b * count;
+            acc.1 += t * count;
+        }
+        self.rounds += rounds;
+    }
+}
+
+/// Costs of one algorithm under each protocol in `protos`, from one pass over its rounds.
+/// The pipelined tree is solved in closed form: with P slices a tick costs h + X/P (every byte
+/// term scales as 1/P) and there are 2D + P − 1 ticks, so the best P is near √((2D − 1)·X/h).
+fn costs(
+    c: &Cluster,
+    op: Op,
+    algo: Algo,
+    bytes: f64,
+    protos: &[Protocol],
+) -> Result<Option<(Protocol, Totals)>, ModelError> {
+    // NVLS runs on the Simple protocol only.
+    let protos: &[Protocol] = if algo == Algo::Nvls {
+        &[Protocol::Simple]
+    } else {
+        protos
+    };
+    let mut totals = [Totals::default(); 3];
+    let tree_depth2 = f64::from(2 * DoubleTree::new(c.gpus, c.per_node).height());
+    each_group(c, op, algo, bytes, 1, &mut |g| {
+        let base = RoundBase::new(c, &g, uplinks(c, &g));
+        for (t, p) in totals.iter_mut().zip(protos) {
+            if algo == Algo::Tree {
+                let rt = RoundTime {
+                    latency: tree_tick_latency_us(c, *p) * 1e-6,
+                    ..base.at(c, *p, &g)
+                };
+                let (h, x) = (rt.latency, rt.transfer);
+                let ticks = |slices: u32| tree_depth2 + f64::from(slices) - 1.0;
+                let time = |slices: u32| ticks(slices) * (h + x / f64::from(slices));
+                let ideal = ((tree_depth2 - 1.0).max(0.0) * x / h.max(1e-12)).sqrt();
+                let lo = prev_pow2(ideal.clamp(1.0, 64.0) as u32).min(64);
+                let hi = (lo * 2).min(64);
+                let slices = if time(hi) < time(lo) { hi } else { lo };
+                let per_slice = 1.0 / f64::from(slices);
+                let tick = RoundTime {
+                    transfer: x * per_slice,
+                    tiers: rt.tiers.map(|(b, t)| (b * per_slice, t * per_slice)),
+                    ..rt
+                };
+                t.slices = slices;
+                t.add(&tick, ticks(slices), ticks(slices) as u64);
+            } else {
+                let rt = base.at(c, *p, &g);
+                t.slices = 1;
+                t.add(&rt, g.count as f64, g.count);
+            }
+        }
+    })?;
+    // The fastest protocol, launch latency included; only it is finished into a report.
+    let launched =
+        |p: Protocol, t: &Totals| t.time + p.launch_latency_us(algo) * c.lat_scale * 1e-6;
+    Ok(protos
+        .iter()
+        .zip(totals)
+        .map(|(p, t)| (*p, t))
+        .min_by(|a, b| launched(a.0, &a.1).total_cmp(&launched(b.0, &b.1))))
+}
+
+/// Adds the launch latency (or, on one GPU, the local copy) and derives the reported figures.
+fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -> CollectiveCost {
+    let Totals {
+        mut time,
+        mut latency,
+        mut by_link,
+        tiers,
+        rounds,
+        slices,
+    } = t;
+    if c.gpus <= 1 {
+        // One GPU: nccl-tests still copies the buffer out of place: read + write at HBM speed.
+        time = 2.0 * bytes / (c.gpu.mem_bw_gbs * 1e9);
+        by_link[0] = time;
+    } else {
+        time += p.launch_latency_us(algo) * c.lat_scale * 1e-6;
+        latency += p.launch_latency_us(algo) * c.lat_scale * 1e-6;
+    }
+    let time = time.max(1e-9);
+    let algbw = bytes / time / 1e9;
+    let bottleneck = [
+        Link::Local,
+        Link::Pcie,
+        Link::NvLink,
+        Link::Switch,
+        Link::Network,
+        Link::LeafUplink,
+        Link::SpineUplink,
+    ][by_link
+        .iter()
+        .enumerate()
+        .fold(
+            (0, -1.0),
+            |best, (i, v)| if *v > best.1 { (i, *v) } else { best },
+        )
+        .0];
+    CollectiveCost {
+        op,
+        algorithm: algo,
+        protocol: p,
+        bytes,
+        time_s: time,
+        algbw_gbs: algbw,
+        busbw_gbs: algbw * op.busbw_factor(c.gpus),
+        bottleneck,
+        rounds,
+        latency_share: (latency / time).clamp(0.0, 1.0),
+        slices: slices.max(1),
+        tiers: tiers.map(|(bytes, busy)| TierUse {
+            bytes,
+            utilisation: (busy / time).clamp(0.0, 1.0),
+        }),
+    }
+}
+
+fn link_index(l: Link) -> usize {
+    match l {
+        Link::Local => 0,
+        Link::Pcie => 1,
+        Link::NvLink => 2,
+        Link::Switch => 3,
+        Link::Network => 4,
+        Link::LeafUplink => 5,
+        Link::SpineUplink => 6,
+    }
+}
+
+/// The algorithms `auto` chooses among: those NCCL's tuner has (ring, tree, NVLS).
+fn auto_candidates(op: Op) -> &'static [Algo] {
+    match op {
+        Op::AllReduce => &[Algo::Ring, Algo::Tree, Algo::Nvls],
+        _ => &[Algo::Ring],
+    }
+}
+
+/// Cost of a collective: the fastest protocol for the algorithm, and for `auto` the fastest
+/// algorithm NCCL would choose.
+pub fn cost(c: &Cluster, op: Op, algo: Algo, bytes: f64) -> Result<CollectiveCost, ModelError> {
+    let single = [algo];
+    let algos: &[Algo] = if algo == Algo::Auto {
+        auto_candidates(op)
+    } else {
+        &single
+    };
+    let mut best: Option<CollectiveCost> = None;
+    let mut first_err = None;
+    for a in algos {
+        match costs(c, op, *a, bytes, c.protocols()) {
+            Ok(Some((p, t))) => {
+                let r = finish(c, op, *a, p, bytes, t);
+                if best.is_none_or(|b| r.time_s < b.time_s) {
+                    best = Some(r);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    match best {
+        Some(b) => Ok(b),
+        None => Err(first_err.unwrap_or_else(|| ModelError::new("algo", "no algorithm applies"))),
+    }
+}
+
+/// Point-to-point send of `bytes` between two GPUs (pipeline-parallel activations), seconds.
+/// Same node: one NVLink/PCIe peer; different nodes: one NIC's share (GPUDirect RDMA).
+pub fn p2p_time(c: &Cluster, bytes: f64, same_node: bool) -> f64 {
+    let p = Protocol::Simple;
+    if same_node {
+        let bw = if c.intra.kind == FabricKind::Mesh {
+            c.intra.peer_bw()
+        } else {
+            c.intra_bw()
+        };
+        (p.base_latency_us(Algo::Ring) + p.hop_latency_us(Algo::Ring, c.intra_link())) * 1e-6
+            + bytes / bw
+    } else {
+        let per_gpu_nics = (f64::from(c.nics) / f64::from(c.per_node.max(1))).min(1.0);
+        let bw = c.inter.nic_bw() * per_gpu_nics;
+        (p.base_latency_us(Algo::Ring)
+            + p.hop_latency_us(Algo::Ring, Link::Network)
+            + c.inter.extra_latency_us)
+            * 1e-6
+            + bytes / bw.max(1.0)
+    }
+}

@@ -1,0 +1,126 @@
+//! NCCL's wire protocols and the link classes a round crosses, with their latencies.
+
+use super::Algo;
+
+/// NCCL's wire protocols.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// Low-latency: 8-byte stores with a flag; lowest latency, a quarter of the bandwidth.
+    Ll,
+    /// 128-byte lines with a flag; NVLink only.
+    Ll128,
+    /// Plain copies with fences: full bandwidth, highest latency.
+    Simple,
+}
+
+impl Protocol {
+    /// Scenario / JSON id.
+    pub fn id(self) -> &'static str {
+        match self {
+            Protocol::Ll => "LL",
+            Protocol::Ll128 => "LL128",
+            Protocol::Simple => "Simple",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Protocol::Ll => 0,
+            Protocol::Ll128 => 1,
+            Protocol::Simple => 2,
+        }
+    }
+
+    /// Fraction of the link bandwidth the protocol delivers (NCCL `tuning.cc`: ring LL busBw × 1/4,
+    /// LL128 × 0.92 "120.0/128.0", Simple × 1).
+    pub fn bw_factor(self) -> f64 {
+        [0.25, 0.92, 1.0][self.index()]
+    }
+
+    /// Base latency of launching one collective, µs. Every NCCL latency here is from one
+    /// release, NCCL 2.29.7 (`src/graph/tuning.cc`, `baseLatencies`): Tree LL 6.8, LL128 14.0,
+    /// Simple 8.4; Ring 6.6, 14.0, 8.4; NVLS 0 (its cost is all in its hop latency).
+    pub fn base_latency_us(self, algo: Algo) -> f64 {
+        match algo {
+            Algo::Nvls => 0.0,
+            Algo::Tree => [6.8, 14.0, 8.4][self.index()],
+            _ => [6.6, 14.0, 8.4][self.index()],
+        }
+    }
+
+    /// Latency charged once per collective, µs: the base latency, and for NVLS its whole cost
+    /// (one NVLink step through the switch, 25 µs).
+    pub fn launch_latency_us(self, algo: Algo) -> f64 {
+        let own = if algo == Algo::Nvls {
+            self.hop_latency_us(Algo::Nvls, Link::Switch)
+        } else {
+            0.0
+        };
+        self.base_latency_us(algo) + own
+    }
+
+    /// Per-step latency of a link class, µs (NCCL 2.29.7 `tuning.cc` `hwLatencies`). Ring:
+    /// NVLink .6/1.9/3.4, PCI 1.0/2.5/5.7, NET 2.7/4.0/14.0; Tree: NVLink .6/1.25/4.0,
+    /// PCI 1.0/1.9/4.0, NET 5.0/8.5/14; NVLS (Simple): NVLink 25, NET 18. Recursive
+    /// halving-doubling and the hierarchical algorithm, which NCCL does not have, take the ring's.
+    pub fn hop_latency_us(self, algo: Algo, link: Link) -> f64 {
+        let i = self.index();
+        match (algo, link) {
+            (_, Link::Local) => 0.0,
+            (a, Link::LeafUplink | Link::SpineUplink) => self.hop_latency_us(a, Link::Network),
+            (Algo::Nvls, Link::Network) => 18.0,
+            (Algo::Nvls, _) => 25.0,
+            (Algo::Tree, Link::NvLink | Link::Switch) => [0.6, 1.25, 4.0][i],
+            (Algo::Tree, Link::Pcie) => [1.0, 1.9, 4.0][i],
+            (Algo::Tree, Link::Network) => [5.0, 8.5, 14.0][i],
+            (_, Link::NvLink | Link::Switch) => [0.6, 1.9, 3.4][i],
+            (_, Link::Pcie) => [1.0, 2.5, 5.7][i],
+            (_, Link::Network) => [2.7, 4.0, 14.0][i],
+        }
+    }
+
+    /// NCCL's per-step network post overhead on a multi-node ring, µs: 1 µs on x86 hosts, three
+    /// times that for Simple (NCCL 2.29.7 `tuning.cc` `getNetOverhead`, lines 212–219, 391–393).
+    /// A ring step inside a node of a multi-node ring costs at least this.
+    pub fn net_overhead_us(self) -> f64 {
+        if self == Protocol::Simple {
+            3.0
+        } else {
+            1.0
+        }
+    }
+}
+
+/// A class of link a round's traffic crosses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Link {
+    /// Nothing crosses a link (one GPU).
+    Local,
+    /// PCIe inside a node.
+    Pcie,
+    /// NVLink / xGMI inside a node.
+    NvLink,
+    /// Through an NVSwitch that reduces in the network.
+    Switch,
+    /// Between nodes, over the NICs.
+    Network,
+    /// Leaf groups' uplinks to the spine.
+    LeafUplink,
+    /// Pods' uplinks above the spine.
+    SpineUplink,
+}
+
+impl Link {
+    /// Short id for JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            Link::Local => "local",
+            Link::Pcie => "pcie",
+            Link::NvLink => "nvlink",
+            Link::Switch => "nvswitch",
+            Link::Network => "nic",
+            Link::LeafUplink => "leaf-uplink",
+            Link::SpineUplink => "spine-uplink",
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! Rounds: what each algorithm sends per round (grouped), and what one round costs.
+
+use super::tree::DoubleTree;
+use super::{Algo, Cluster, Link, Op, Protocol};
+use crate::model::hardware::FabricKind;
+use crate::model::topology::{Send, TierLoad};
+use crate::model::ModelError;
+
+/// Rounds that cost the same, counted once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundGroup {
+    /// How many identical rounds.
+    pub count: u64,
+    /// Bytes the busiest GPU sends inside its node.
+    pub gpu_bytes: f64,
+    /// Bytes the busiest node sends over its NICs.
+    pub node_bytes: f64,
+    /// Bytes the busiest GPU reduces (adds into its buffer).
+    pub reduce_bytes: f64,
+    /// Intra-node traffic goes to a single peer (matters on a mesh without switch).
+    pub single_peer: bool,
+    /// Traffic goes through an in-network-reducing switch.
+    pub switch: bool,
+    /// The round's latency is that of an intra-node hop even though its traffic crosses nodes:
+    /// in a pipelined ring the chain of dependent steps crosses the network only where it
+    /// passes from one node to the next (NCCL `tuning.cc` charges `nInterSteps` network hops,
+    /// the rest intra-node ones).
+    pub intra_latency: bool,
+    /// How far, in node rank order, a node's partner is (1 for a ring): decides how much of the
+    /// node traffic crosses leaf and pod uplinks.
+    pub node_distance: u32,
+}
+
+impl RoundGroup {
+    /// A round with intra-node traffic only.
+    pub fn intra(count: u64, gpu_bytes: f64, reduce: bool) -> RoundGroup {
+        RoundGroup {
+            count,
+            gpu_bytes,
+            node_bytes: 0.0,
+            reduce_bytes: if reduce { gpu_bytes } else { 0.0 },
+            single_peer: false,
+            switch: false,
+            intra_latency: false,
+            node_distance: 1,
+        }
+    }
+}
+
+/// What one round costs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundTime {
+    /// Hop latency, seconds.
+    pub latency: f64,
+    /// Transfer (or reduction, if slower) time, seconds.
+    pub transfer: f64,
+    /// The link that bounds the transfer.
+    pub link: Link,
+    /// Per tier (node fabric, NICs, leaf uplinks, pod uplinks): bytes the busiest element
+    /// carries and the time they take on it, seconds.
+    pub tiers: [(f64, f64); 4],
+}
+
+impl RoundTime {
+    /// Latency plus transfer, seconds.
+    pub fn total(&self) -> f64 {
+        self.latency + self.transfer
+    }
+}
+
+/// What a round group sends across the leaf and pod uplinks (independent of the protocol, so
+/// computed once per group).
+pub fn uplinks(c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
+    if g.node_bytes > 0.0 {
+        c.topo.uplinks(
+            c.nodes(),
+            Send {
+                bytes: g.node_bytes,
+                distance: g.node_distance,
+                nics: f64::from(c.nics.max(1)),
+                nic_bw: c.inter.nic_bw() * c.net_scale,
+            },
+        )
+    } else {
+        Default::default()
+    }
+}
+
+/// Time of one round under a protocol, and which link bound it.
+pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
+    RoundBase::new(c, g, uplinks(c, g)).at(c, p, g)
+}
+
+/// What a round costs before the protocol is chosen: each tier's transfer time at the full
+/// rate, and the reduction time (the protocols divide the first by their rate and add their
+/// hop latency). Computed once per round group for all protocols.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RoundBase {
+    intra_link: Link,
+    crosses: bool,
+    net_hop: bool,
+    /// Node fabric, NICs, leaf uplinks, pod uplinks: (bytes, seconds at the full rate).
+    tiers: [(f64, f64); 4],
+    t_reduce: f64,
+}
+
+impl RoundBase {
+    pub(super) fn new(c: &Cluster, g: &RoundGroup, (leaf, pod): (TierLoad, TierLoad)) -> RoundBase {
+        let crosses = g.node_bytes > 0.0;
+        let intra_link = if g.switch {
+            Link::Switch
+        } else {
+            c.intra_link()
+        };
+        let intra_bw = if g.switch {
+            // Each GPU pushes S into the switch and pulls S back; calibrated so that the
+            // all-reduce's busbw equals the measured NVLS busbw: rate = busbw · n/(n−1).
+            let n = f64::from(c.gpus.max(2));
+            c.intra.nvls_busbw_gbs * 1e9 * n / (n - 1.0) * c.intra_scale
+        } else if g.single_peer && c.intra.kind == FabricKind::Mesh {
+            c.intra.peer_bw() * c.intra_scale
+        } else {
+            c.intra_bw()
+        };
+        let t_intra = if g.gpu_bytes > 0.0 {
+            g.gpu_bytes / intra_bw
+        } else {
+            0.0
+        };
+        let t_net = if crosses {
+            g.node_bytes / c.node_net_bw()
+        } else {
+            0.0
+        };
+        RoundBase {
+            intra_link,
+            crosses,
+            net_hop: crosses && !g.intra_latency,
+            tiers: [
+                (g.gpu_bytes, t_intra),
+                (g.node_bytes, t_net),
+                (leaf.bytes, leaf.time),
+                (pod.bytes, pod.time),
+            ],
+            // Reading two operands and writing one at HBM speed (reduction pipelined with the
+            // copy).
+            t_reduce: 3.0 * g.reduce_bytes / (c.gpu.mem_bw_gbs * 1e9),
+        }
+    }
+
+    /// The round under protocol `p`.
+    pub(super) fn at(&self, c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
+        let f = p.bw_factor();
+        let hop_link = if self.net_hop {
+            Link::Network
+        } else {
+            self.intra_link
+        };
+        let mut hop = if g.switch {
+            // The switch rounds' latency is NVLS's, charged once per collective
+            // (`launch_latency_us`).
+            0.0
+        } else if self.net_hop && c.per_node <= 1 {
+            // One GPU per node: every step's latency is exposed; NCCL charges the tree's network
+            // latency (`tuning.cc`: "With ppn=1 latencies are fully exposed").
+            p.hop_latency_us(Algo::Tree, Link::Network)
+        } else {
+            p.hop_latency_us(Algo::Ring, hop_link)
+        };
+        if self.net_hop {
+            hop += c.inter.extra_latency_us;
+        } else if c.nodes() > 1 && !g.switch {
+            // A step inside a node of a multi-node collective still pays the network post
+            // overhead.
+            hop = hop.max(p.net_overhead_us());
+        }
+        hop *= c.lat_scale;
+        let tiers = self.tiers.map(|(b, t)| (b, t / f));
+        let links = [
+            self.intra_link,
+            Link::Network,
+            Link::LeafUplink,
+            Link::SpineUplink,
+        ];
+        let mut bound = (0.0, self.intra_link);
+        for (&(_, t), l) in tiers.iter().zip(links) {
+            if t > bound.0 {
+                bound = (t, l);
+            }
+        }
+        let (t, link) = bound;
+        let link = if g.gpu_bytes == 0.0 && !self.crosses {
+            Link::Local
+        } else {
+            link
+        };
+        RoundTime {
+            latency: hop * 1e-6,
+            transfer: t.max(self.t_reduce),
+            link,
+            tiers,
+        }
+    }
+}
+
+/// Latency of one tick of the pipelined double tree, µs: NCCL charges a tree all-reduce
+/// 2·((ppn − 1)·intra + log2(nodes)·inter) along its depth (NCCL 2.29.7 `tuning.cc` line 380),
+/// NVLink (or PCIe) latencies on the chain inside a node and network latencies between nodes;
+/// spread evenly over the ticks of one pass down the tree's height.
+pub(super) fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
+    let g = c.per_node.min(c.gpus).max(1);
+    let k = c.nodes().max(1);
+    let intra = p.hop_latency_us(Algo::Tree, c.intra_link());
+    let inter = p.hop_latency_us(Algo::Tree, Link::Network) + c.inter.extra_latency_us;
+    let log2_nodes = 31 - k.leading_zeros();
+    let path = f64::from(g - 1) * intra + f64::from(log2_nodes) * inter;
+    path / f64::from(DoubleTree::new(c.gpus, g).height().max(1)) * c.lat_scale
+}
+
+/// One tick of the pipelined double tree: its busiest stage's transfer, and the tree's latency
+/// per tick (`tree_tick_latency_us`). The cost and the explicit schedule both use it.
+pub fn tree_tick(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
+    RoundTime {
+        latency: tree_tick_latency_us(c, p) * 1e-6,
+        ..round_time(c, p, g)
+    }
+}
+
+/// The round groups of an algorithm (collected; see [`each_group`]).
+pub fn round_groups(
+    c: &Cluster,
+    op: Op,
+    algo: Algo,
+    bytes: f64,
+    slices: u32,
+) -> Result<Vec<RoundGroup>, ModelError> {
+    let mut v = Vec::new();
+    each_group(c, op, algo, bytes, slices, &mut |g| v.push(g))?;
+    Ok(v)
+}
+
+/// Hands each round group of an algorithm to `emit`, in order, without allocating (the cost is
+/// evaluated thousands of times per sweep). Errors name the key at fault.
+pub fn each_group(
+    c: &Cluster,
+    op: Op,
+    algo: Algo,
+    bytes: f64,
+    slices: u32,
+    emit: &mut dyn FnMut(RoundGroup),
+) -> Result<(), ModelError> {
+    let n = c.gpus;
+    let g = c.per_node.min(n).max(1);
+    let k = c.nodes().max(1);
+    let s = bytes;
+    check(c, op, algo)?;
+    if n <= 1 {
+        return Ok(());
+    }
+    let crossing = k > 1;
+    match (op, algo) {
+        (_, Algo::Ring) => {
+            // One logical ring; NCCL runs one ring per NIC (channels), so a node's traffic leaving
+            // it per round is one chunk spread over all NICs. With one GPU per node every hop
+            // leaves the node.
+            let chunk = s / f64::from(n);
+            let mut group = RoundGroup::intra(1, chunk, op != Op::AllGather);
+            if crossing {
+                group.node_bytes = chunk;
+                if g == 1 {
+                    group.gpu_bytes = 0.0;
+                }
+            }
+            let phases: &[bool] = match op {
+                Op::AllReduce => &[true, false],
+                Op::ReduceScatter => &[true],
+                Op::AllGather => &[false],
+            };
+            for &reduce in phases {
+                let base = RoundGroup {
+                    reduce_bytes: if reduce { group.reduce_bytes } else { 0.0 },
+                    ..group
+                };
+                let rounds = u64::from(n - 1);
+                let net = u64::from(ring_network_hops(n, g, reduce)).min(rounds);
+                if crossing && net < rounds {
+                    emit(RoundGroup { count: net, ..base });
+                    emit(RoundGroup {
+                        count: rounds - net,
+                        intra_latency: true,
+                        ..base
+                    });
+                } else {
+                    emit(RoundGroup {
+                        count: rounds,
+                        ..base
+                    });
+                }
+            }
+        }
+        (_, Algo::Rhd) => rhd_groups(c, op, s, g, crossing, emit),
+        (_, Algo::Tree) => {
+            // One steady pipeline tick of the double tree, charged at its busiest GPU and node.
+            let slice = s / 2.0 / f64::from(slices.max(1));
+            let tree = DoubleTree::new(n, g);
+            let (intra, net, recv) = tree.load();
+            let mut group = RoundGroup::intra(tree.ticks(slices), f64::from(intra) * slice, true);
+            group.reduce_bytes = f64::from(recv) * slice;
+            if crossing {
+                group.node_bytes = f64::from(net) * slice;
+                // A binary tree over the nodes links node m to 2m+1 and 2m+2: the deep levels,
+                // which carry most edges, span about half the nodes.
+                group.node_distance = (k / 2).max(1);
+            }
+            emit(group);
+        }
+        (_, Algo::Hier) => {
+            let shard = s / f64::from(g);
+            if g > 1 {
+                emit(RoundGroup::intra(u64::from(g - 1), shard, true));
+            }
+            if k > 1 {
+                let piece = shard / f64::from(k);
+                for reduce in [true, false] {
+                    emit(RoundGroup {
+                        count: u64::from(k - 1),
+                        gpu_bytes: 0.0,
+                        node_bytes: piece * f64::from(g),
+                        reduce_bytes: if reduce { piece } else { 0.0 },
+                        single_peer: false,
+                        switch: false,
+                        intra_latency: false,
+                        node_distance: 1,
+                    });
+                }
+            }
+            if g > 1 {
+                emit(RoundGroup::intra(u64::from(g - 1), shard, false));
+            }
+        }
+        (_, Algo::Nvls) => {
+            // Push to the switch (reduced there), then multicast back: each GPU moves S per phase.
+            let mut push = RoundGroup::intra(1, s, false);
+            push.switch = true;
+            emit(push);
+            emit(push);
+        }
+        (_, Algo::Auto) => {}
+    }
+    Ok(())
+}
+
+/// Whether an algorithm applies to this operation and hardware.
+fn check(c: &Cluster, op: Op, algo: Algo) -> Result<(), ModelError> {
+    let n = c.gpus;
+    match (op, algo) {
+        (_, Algo::Auto) => Err(ModelError::new(
+            "algo",
+            "auto must be resolved before costing",
+        )),
+        (_, Algo::Ring) | (Op::AllReduce, Algo::Rhd) => Ok(()),
+        (_, Algo::Rhd) if !n.is_power_of_two() => Err(ModelError::new(
+            "algo",
+            format!(
+                "rhd {} needs a power-of-two GPU count (gpus={n}); use ring",
+                op.id()
+            ),
+        )),
+        (_, Algo::Rhd) | (Op::AllReduce, Algo::Tree) | (Op::AllReduce, Algo::Hier) => Ok(()),
+        (Op::AllReduce, Algo::Nvls) if !c.intra.in_switch_reduce => Err(ModelError::new(
+            "algo",
+            format!(
+                "nvls needs an NVSwitch that reduces in the network (nvlink4, nvlink5); {} has none",
+                c.intra.id
+            ),
+        )),
+        (Op::AllReduce, Algo::Nvls) if c.nodes() > 1 => Err(ModelError::new(
+            "algo",
+            "nvls is modelled inside one NVSwitch domain (gpus ≤ per_node); use hier across nodes",
+        )),
+        (Op::AllReduce, Algo::Nvls) => Ok(()),
+        (_, a) => Err(ModelError::new(
+            "algo",
+            format!(
+                "{} is implemented for allreduce only; for {} use ring, rhd or auto",
+                a.id(),
+                op.id()
+            ),
+        )),
+    }
+}
+
+/// Recursive halving-doubling. Non-powers of two fold the extra ranks in first (Thakur et al.
+/// 2005 §4): the r = n − p' extra ranks send their whole vector to a partner and get the result
+/// back at the end.
+fn rhd_groups(
+    c: &Cluster,
+    op: Op,
+    s: f64,
+    g: u32,
+    multi_node: bool,
+    emit: &mut dyn FnMut(RoundGroup),
+) {
+    let n = c.gpus;
+    let p2 = prev_pow2(n);
+    let levels = p2.trailing_zeros();
+    let fold = n != p2;
+    // Partners `dist` ranks apart (node-major ranks) are in another node when dist ≥ g, and for
+    // some ranks when g is not a multiple of 2·dist; then the node's GPUs send through its NICs
+    // at once (counted for all g: the busiest node).
+    let make = |bytes: f64, dist: u32, reduce: bool| {
+        let crosses = multi_node && (dist >= g || g % (2 * dist) != 0);
+        RoundGroup {
+            count: 1,
+            gpu_bytes: if crosses { 0.0 } else { bytes },
+            node_bytes: if crosses {
+                bytes * f64::from(g.min(n))
+            } else {
+                0.0
+            },
+            reduce_bytes: if reduce { bytes } else { 0.0 },
+            single_peer: true,
+            switch: false,
+            intra_latency: false,
+            node_distance: (dist / g).max(1),
+        }
+    };
+    // A round's time is affine in its bytes within one class (crossing or not, reducing or
+    // not), so consecutive rounds of a class merge into one group with their mean size: the
+    // same total, computed once (sweeps evaluate this thousands of times).
+    let mut pending: Option<(RoundGroup, f64)> = None;
+    let mut push = |r: RoundGroup, emit: &mut dyn FnMut(RoundGroup)| {
+        let same = |a: &RoundGroup| {
+            (a.node_bytes > 0.0) == (r.node_bytes > 0.0)
+                && (a.reduce_bytes > 0.0) == (r.reduce_bytes > 0.0)
+        };
+        match pending.as_mut() {
+            Some((acc, n)) if same(acc) => {
+                acc.gpu_bytes += r.gpu_bytes;
+                acc.node_bytes += r.node_bytes;
+                acc.reduce_bytes += r.reduce_bytes;
+                *n += 1.0;
+            }
+            _ => {
+                if let Some((acc, n)) = pending.take() {
+                    emit(mean(acc, n));
+                }
+                pending = Some((r, 1.0));
+            }
+        }
+    };
+    let part = s / f64::from(p2);
+    if fold && op != Op::AllGather {
+        push(make(s, p2, true), emit);
+    }
+    if op != Op::AllGather {
+        for j in 0..levels {
+            push(make(s / f64::from(2u32 << j), p2 >> (j + 1), true), emit);
+        }
+    }
+    if op != Op::ReduceScatter {
+        // Doubling round j sends the 2^j parts gathered so far.
+        for j in 0..levels {
+            push(make(part * f64::from(1u32 << j), 1 << j, false), emit);
+        }
+    }
+    if fold && op != Op::ReduceScatter {
+        push(make(s, p2, false), emit);
+    }
+    if let Some((acc, n)) = pending {
+        emit(mean(acc, n));
+    }
+}
+
+/// `n` merged rounds as one group of `n` rounds of their mean size.
+fn mean(acc: RoundGroup, n: f64) -> RoundGroup {
+    RoundGroup {
+        count: n as u64,
+        gpu_bytes: acc.gpu_bytes / n,
+        node_bytes: acc.node_bytes / n,
+        reduce_bytes: acc.reduce_bytes / n,
+        ..acc
+    }
+}
+
+/// Rounds of a ring phase whose dependency chain crosses into another node (ranks node-major,
+/// g per node): following the chunk that finishes on rank 0, reduce-scatter round t hops from
+/// rank t+1 to t+2 and all-gather round t from rank t to t+1; a hop crosses when it lands on a
+/// node's first rank. [`crate::model::schedule`] marks the same rounds.
+pub fn ring_network_hops(n: u32, g: u32, reduce_scatter: bool) -> u32 {
+    let g = g.max(1);
+    if reduce_scatter {
+        // Landing ranks 2..=n (n ≡ 0): multiples of g in [2, n].
+        n / g - u32::from(g == 1)
+    } else {
+        // Landing ranks 1..=n−1: multiples of g in [1, n−1].
+        (n - 1) / g
+    }
+}
+
+/// Whether ring round `t` of a phase pays a network hop on its dependency chain.
+pub fn ring_round_crosses(t: u32, g: u32, reduce_scatter: bool) -> bool {
+    let landing = if reduce_scatter { t + 2 } else { t + 1 };
+    landing % g.max(1) == 0
+}
+
+/// Largest power of two ≤ n (n ≥ 1).
+pub fn prev_pow2(n: u32) -> u32 {
+    if n == 0 {
+        1
+    } else {
+        1 << (31 - n.leading_zeros())
+    }
+}
+
+/// Depth (edges from root to deepest leaf) of a heap-ordered binary tree of n nodes.
+pub fn tree_depth(n: u32) -> u32 {
+    31 - n.max(1).leading_zeros()
+}
