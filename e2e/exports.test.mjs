@@ -184,6 +184,23 @@ test('print expands every chart\'s data table, with the revealed lesson and no t
   await context.close();
 });
 
+test('a print the browser starts (Ctrl+P) has what print emulation shows: the scenario and the data tables', async () => {
+  // page.pdf() prints as the browser does (beforeprint, then layout for paper) without the
+  // print media emulated first; the print-only parts must be filled by then.
+  const pages = (pdf) => (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) || []).length;
+  for (const h of [hash, 'lesson=leaving-the-box&step=1']) {
+    const { page, context, problems } = await openPage(env, h);
+    await page.waitForTimeout(400);
+    const straight = pages(await page.pdf({ format: 'A4' }));
+    await page.emulateMedia({ media: 'print' });
+    await page.locator('[data-testid=print-scenario] tbody tr').first().waitFor();
+    const emulated = pages(await page.pdf({ format: 'A4' }));
+    assert.equal(straight, emulated, `${h}: ${straight} pages printed straight, ${emulated} with print emulated`);
+    assert.deepEqual(problems.console, []);
+    await context.close();
+  }
+});
+
 test('projector mode is kept in the link', async () => {
   const { page, context, problems } = await openPage(env, hash, { deviceScaleFactor: 2 });
   await page.locator('[data-testid=projector]').check();

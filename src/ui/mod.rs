@@ -210,7 +210,7 @@ pub fn App() -> impl IntoView {
             </div>
         </header>
         <page::ProblemBanner />
-        <page::PrintScenario />
+        <export::PrintScenario />
         {move || on_validation.get().then(|| view! {
             <div class="page" class:projector=move || lab.projector.get()><validation::ValidationPage /></div>
         })}
