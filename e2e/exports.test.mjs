@@ -176,7 +176,7 @@ test('print expands every chart\'s data table, with the revealed lesson and no t
   assert.ok(await page.locator('[data-testid=print-scenario]').isVisible());
   assert.ok(await page.locator('[data-testid=lesson-answer]').isVisible(), 'the revealed answer is printed');
   await page.locator('[data-testid=print-tables]').screenshot({ path: path.join(shots, 'print-tables.png') });
-  await page.screenshot({ path: path.join(shots, 'print-revealed-top.png') });
+  await page.screenshot({ path: path.join(shots, 'print-revealed-top.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 2000 } });
   // Back on screen, the tables are emptied again.
   await page.emulateMedia({ media: 'screen' });
   await page.waitForFunction(() => !document.querySelector('[data-testid=print-table]'));
