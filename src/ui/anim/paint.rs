@@ -428,70 +428,96 @@ impl Painter {
     }
 
     /// Paints the aggregate view (nodes as units, packets between neighbours while traffic
-    /// crosses the network).
+    /// crosses the network). Up to 256 boxes, links and packets a frame: each kind is one path,
+    /// filled and stroked once.
     fn nodes(&self, a: &Aggregate, t: f64, label: &str) {
         self.clear();
         self.header(label);
         let f = a.frame(t);
         let grid = NodeGrid::new(a.nodes);
         let packets = a.packets(&grid, &f);
-        let net_colour = css(NETWORK);
-        let idle_net = if self.dark { "#6b4a33" } else { "#f0c9a8" };
+        let ctx = &self.ctx;
         // The ring's links between neighbouring nodes: vermillion while traffic crosses.
+        ctx.begin_path();
         for (from, to) in grid.ring() {
-            self.line(
-                self.p(from),
-                self.p(to),
-                if f.inter { 2.0 } else { 1.0 },
-                if f.inter { &net_colour } else { idle_net },
-            );
+            let ((x0, y0), (x1, y1)) = (self.p(from), self.p(to));
+            ctx.move_to(x0, y0);
+            ctx.line_to(x1, y1);
         }
-        let (_, _, bw, _) = self.rect(grid.node_box(0));
-        for i in 0..grid.shown {
-            let (x, y, w, h) = self.rect(grid.node_box(i));
-            self.ctx
-                .set_fill_style_str(&ramp(0.15 + 0.85 * f.done, self.dark));
-            self.ctx.fill_rect(x, y, w, h);
-            self.ctx.set_stroke_style_str(self.fg());
-            self.ctx.set_line_width(1.0 * self.scale);
-            self.ctx.stroke_rect(x, y, w, h);
-            if !f.inter {
-                // Traffic inside the node: a dot circling its box.
-                let ang = f.progress * std::f64::consts::TAU;
-                let (cx, cy) = self.p(grid.centre(i));
-                self.circle(
-                    (cx + ang.cos() * w * 0.3, cy + ang.sin() * h * 0.3),
-                    2.5 * self.scale,
-                    &css(PALETTE[5]),
+        let link = if f.inter {
+            css(NETWORK)
+        } else if self.dark {
+            "#6b4a33".to_string()
+        } else {
+            "#f0c9a8".to_string()
+        };
+        ctx.set_stroke_style_str(&link);
+        ctx.set_line_width(if f.inter { 2.0 } else { 1.0 } * self.scale);
+        ctx.stroke();
+        // The boxes, shaded by how much of the collective is done.
+        let boxes: Vec<(f64, f64, f64, f64)> = (0..grid.shown)
+            .map(|i| self.rect(grid.node_box(i)))
+            .collect();
+        ctx.begin_path();
+        for &(x, y, w, h) in &boxes {
+            ctx.rect(x, y, w, h);
+        }
+        ctx.set_fill_style_str(&ramp(0.15 + 0.85 * f.done, self.dark));
+        ctx.fill();
+        ctx.set_stroke_style_str(self.fg());
+        ctx.set_line_width(self.scale);
+        ctx.stroke();
+        if !f.inter {
+            // Traffic inside each node: a dot circling its box.
+            let ang = f.progress * std::f64::consts::TAU;
+            let r = 2.5 * self.scale;
+            ctx.begin_path();
+            for &(x, y, w, h) in &boxes {
+                let (cx, cy) = (
+                    x + w / 2.0 + ang.cos() * w * 0.3,
+                    y + h / 2.0 + ang.sin() * h * 0.3,
                 );
+                ctx.move_to(cx + r, cy);
+                let _ = ctx.arc(cx, cy, r, 0.0, std::f64::consts::TAU);
             }
+            ctx.set_fill_style_str(&css(PALETTE[5]));
+            ctx.fill();
         }
-        // Server labels when the boxes have room for them.
+        // Server labels (or numbers) when the boxes have room for them.
+        let bw = boxes.first().map_or(0.0, |b| b.2);
         let name_fits = self.text_width("Server 888", 10.0, "bold ") + 4.0 * self.scale <= bw;
-        let number_fits = self.text_width("888", 10.0, "") + 2.0 * self.scale <= bw;
+        let number_fits = self.text_width("888", 10.0, "bold ") + 2.0 * self.scale <= bw;
         if name_fits || number_fits {
-            for i in 0..grid.shown {
-                let (x, y, w, h) = self.rect(grid.node_box(i));
+            self.set_font(10.0, "bold ");
+            ctx.set_text_align("center");
+            ctx.set_fill_style_str(if f.done > 0.45 { "#ffffff" } else { "#141414" });
+            for (i, &(x, y, w, h)) in boxes.iter().enumerate() {
                 let text = if name_fits {
-                    server_label(i as usize)
+                    server_label(i)
                 } else {
                     format!("{}", i + 1)
                 };
-                let fill = if f.done > 0.45 { "#ffffff" } else { "#141414" };
-                self.text_in(
-                    &text,
-                    x + w / 2.0,
-                    y + h / 2.0 + 3.5 * self.fs * self.scale,
-                    10.0,
-                    "center",
-                    "bold ",
-                    fill,
-                );
+                let _ = ctx.fill_text(&text, x + w / 2.0, y + h / 2.0 + 3.5 * self.fs * self.scale);
             }
         }
+        // The packets on the network.
         let size = (bw * 0.12).clamp(2.5 * self.scale, 7.0 * self.scale * self.fs);
-        for p in &packets {
-            self.chunk(self.p(*p), size, &ramp(0.5, self.dark), f.reduce, true);
+        if !packets.is_empty() {
+            ctx.begin_path();
+            for q in &packets {
+                let (x, y) = self.p(*q);
+                if f.reduce {
+                    ctx.move_to(x + size, y);
+                    let _ = ctx.arc(x, y, size, 0.0, std::f64::consts::TAU);
+                } else {
+                    ctx.rect(x - size, y - size, 2.0 * size, 2.0 * size);
+                }
+            }
+            ctx.set_fill_style_str(&ramp(0.5, self.dark));
+            ctx.fill();
+            ctx.set_stroke_style_str(&css(NETWORK));
+            ctx.set_line_width(2.0 * self.scale);
+            ctx.stroke();
         }
         if grid.hidden > 0 {
             self.text(
