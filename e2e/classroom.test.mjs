@@ -261,3 +261,34 @@ test('axe-core: the presenter layout, masked and revealed', async () => {
   await check('presenter, revealed');
   await context.close();
 });
+
+test('the run card and the controls link their terms to the glossary', async () => {
+  const { page, context, problems } = await openPage(env, 'gpus=512&per_node=8&gpu=h100&inter=roce400&nics=8&model=llama3-8b&oversub=2&placement=random&routing=ecmp');
+  await page.waitForTimeout(300);
+  const glossary = Object.fromEntries(await page.evaluate(() => [...document.querySelectorAll('.glossary dl > div')]
+    .map((d) => [d.querySelector('dt').textContent, d.querySelector('dd').textContent])));
+  for (const t of ['ETTR', 'goodput', 'MTTF', 'straggler', 'checkpoint', 'placement', 'oversubscription', 'ECMP', 'ZeRO stages 0–3']) {
+    assert.ok(glossary[t], `no glossary entry for ${t}`);
+  }
+  const open = async (scope, words, entry) => {
+    const button = page.locator(`${scope} .term-button`, { hasText: words }).first();
+    await button.scrollIntoViewIfNeeded();
+    await button.click();
+    const tip = page.locator(`#${await button.getAttribute('aria-controls')}`);
+    assert.ok(await tip.isVisible(), `${words}: the definition opens`);
+    assert.equal(await tip.textContent(), glossary[entry], `${words} opens the ${entry} entry`);
+    await page.keyboard.press('Escape');
+  };
+  await open('[data-testid=run]', 'ETTR', 'ETTR');
+  await open('[data-testid=run]', 'MTTF', 'MTTF');
+  await open('[data-testid=run]', 'goodput', 'goodput');
+  await open('[data-testid=run]', 'Slowest GPU', 'straggler');
+  await open('.controls', 'ZeRO-1, 2, 3', 'ZeRO stages 0–3');
+  await open('.controls', 'placement', 'placement');
+  await open('.controls', 'oversubscription', 'oversubscription');
+  await open('.controls', 'ECMP', 'ECMP');
+  await page.locator('.controls .term-button', { hasText: 'ECMP' }).click();
+  await page.screenshot({ path: path.join(shots, 'controls-glossary-ecmp.png') });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
