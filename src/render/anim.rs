@@ -804,7 +804,7 @@ impl Animation {
             if c.chunks == 1 {
                 human_bytes(c.bytes)
             } else {
-                format!("{} chunks, {}", c.chunks, human_bytes(c.bytes))
+                format!("{} in {} chunks", human_bytes(c.bytes), c.chunks)
             }
         };
         let same = crossings
@@ -1472,7 +1472,16 @@ mod tests {
             let crosses = !a.crossings(i).is_empty();
             let inter = matches!(r.phase, Phase::InterReduce | Phase::InterGather);
             assert_eq!(crosses, inter, "round {} ({:?})", i + 1, r.phase);
-            if !crosses {
+            if crosses {
+                // Eight GPUs each way, one chunk each: said once, with the bytes in all.
+                assert!(
+                    a.network_summary(i)
+                        .contains("Server 1 → Server 2, Server 2 → Server 1, "),
+                    "{}",
+                    a.network_summary(i)
+                );
+                assert!(a.network_summary(i).ends_with(" in 8 chunks each."));
+            } else {
                 assert!(a
                     .network_summary(i)
                     .ends_with("nothing; every chunk stays inside its server."));
