@@ -67,6 +67,8 @@ pub fn AnimationPanel() -> impl IntoView {
         shows.track();
         time.set_value(0.0);
         held.set(false);
+        // The texts follow on the next frame, even when the round's label reads the same.
+        round_text.set(String::new());
         if !still.get_untracked() {
             playing.set(true);
         }
