@@ -59,19 +59,13 @@ fn copy_link(status: RwSignal<String>) {
 /// The chart a presenter shows beside the lesson: the one the current step is about (its
 /// `chart`), else the speedup chart; one of [`crate::lessons::CHARTS`].
 fn presented_chart(lab: &Lab) -> &'static str {
-    let named = lab.lesson.with(|l| {
-        l.as_ref().and_then(|(id, k)| {
-            crate::lessons::shipped()
-                .iter()
-                .find(|x| &x.id == id)
-                .and_then(|x| x.steps.get(*k))
-                .map(|s| s.chart().to_string())
+    // A step's chart is one of CHARTS: the lesson file is checked when it is parsed.
+    lab.lesson
+        .with(|l| {
+            let (id, k) = l.as_ref()?;
+            let lesson = crate::lessons::shipped().iter().find(|x| &x.id == id)?;
+            lesson.steps.get(*k).map(|s| s.chart())
         })
-    });
-    crate::lessons::CHARTS
-        .iter()
-        .find(|c| Some(**c) == named.as_deref())
-        .copied()
         .unwrap_or(crate::lessons::CHARTS[0])
 }
 
