@@ -273,39 +273,3 @@ pub fn PrintTables() -> impl IntoView {
         </section>
     }
 }
-
-/// The scenario as a table, for print (a handout says what it shows): every key with the value
-/// the model used, the ones the link sets in bold. Filled only while printing (its seventy rows
-/// cost about a millisecond of every control change), from [`Printing`], so that a print the
-/// browser starts (Ctrl+P) has it: the print media query alone changes too late for the page
-/// to fill it before the browser lays the page out for paper.
-#[component]
-pub fn PrintScenario() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    let printing = expect_context::<Printing>().active;
-    let inputs = move || {
-        if printing.get() {
-            lab.scenario.with(crate::classroom::inputs)
-        } else {
-            Vec::new()
-        }
-    };
-    view! {
-        <section class="print-only print-scenario" aria-label="Scenario" data-testid="print-scenario">
-            <h2>"Scenario"</h2>
-            <p class="hint">{move || printing.get().then(|| lab.scenario.with(|s| s.to_query()))}</p>
-            <table>
-                <thead><tr><th scope="col">"key"</th><th scope="col">"value"</th><th scope="col">"from"</th></tr></thead>
-                <tbody>
-                    {move || inputs().into_iter().map(|i| view! {
-                        <tr class:given=i.given>
-                            <th scope="row">{i.key}</th>
-                            <td>{i.value}</td>
-                            <td>{if i.given { "the link" } else { "default" }}</td>
-                        </tr>
-                    }).collect_view()}
-                </tbody>
-            </table>
-        </section>
-    }
-}

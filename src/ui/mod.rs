@@ -204,7 +204,7 @@ pub fn App() -> impl IntoView {
             </div>
         </header>
         <page::ProblemBanner />
-        <export::PrintScenario />
+        <page::PrintScenario />
         {move || on_validation.get().then(|| view! {
             <div class="page" class:projector=move || lab.projector.get()><validation::ValidationPage /></div>
         })}
