@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { start, openPage, shots } from './harness.mjs';
 
 let env;
@@ -151,6 +152,22 @@ test('pin, change the network: A and B side by side, each matching its own page,
   assert.ok(!label.includes('pinned'), label);
   assert.deepEqual(problems.console, []);
   assert.deepEqual(problems.offOrigin, []);
+  await context.close();
+});
+
+test('with A pinned, the JSON export carries A (its scenario and report) and print names it', async () => {
+  const { page, context } = await openPage(env, A);
+  await pinThenChangeNetwork(page);
+  const [json] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=download-json]').click()]);
+  const numbers = JSON.parse(readFileSync(await json.path(), 'utf8'));
+  assert.match(numbers.scenario, /inter=ib-ndr/, 'B is the export');
+  assert.match(numbers.pinned_a.scenario, /inter=tcp100/, 'A travels with it');
+  assert.ok(numbers.pinned_a.report.step_ms > numbers.step_ms, 'A (TCP) is slower per step than B (InfiniBand)');
+  await page.emulateMedia({ media: 'print' });
+  await page.locator('[data-testid=print-pinned]').waitFor({ state: 'attached' });
+  assert.match(await text(page, '[data-testid=print-pinned]'), /A \(pinned\): .*inter=tcp100/);
+  await page.emulateMedia({ media: 'screen' });
+  assert.equal(await page.locator('[data-testid=print-pinned]').count(), 0, 'only while printing');
   await context.close();
 });
 

@@ -163,6 +163,19 @@ pub fn numbers_json(lab: &Lab) -> String {
             })
             .collect();
         if let Some(o) = out.as_object_mut() {
+            // A pinned configuration travels with B's numbers: its scenario and its report.
+            if let Some(a) = lab.pinned.get_untracked() {
+                let report = crate::model::report::StepReport::new(&a)
+                    .map_err(|e| e.to_string())
+                    .and_then(|r| serde_json::to_value(&r).map_err(|e| e.to_string()));
+                o.insert(
+                    "pinned_a".to_string(),
+                    match report {
+                        Ok(v) => serde_json::json!({ "scenario": a.to_query(), "report": v }),
+                        Err(e) => serde_json::json!({ "scenario": a.to_query(), "error": e }),
+                    },
+                );
+            }
             o.insert(
                 "inputs".to_string(),
                 serde_json::json!({
@@ -196,6 +209,9 @@ pub fn PrintScenario() -> impl IntoView {
         <section class="print-only print-scenario" aria-label="Scenario" data-testid="print-scenario">
             <h2>"Scenario"</h2>
             <p class="hint">{move || printing.get().then(|| lab.scenario.with(|s| s.to_query()))}</p>
+            {move || printing.get().then(|| lab.pinned_query.get()).flatten().map(|a| view! {
+                <p class="hint" data-testid="print-pinned">"Compared with A (pinned): " {a}</p>
+            })}
             <table>
                 <thead><tr><th scope="col">"key"</th><th scope="col">"value"</th><th scope="col">"from"</th></tr></thead>
                 <tbody>
