@@ -196,8 +196,13 @@ pub fn numbers_json(lab: &Lab) -> String {
 pub fn PrintScenario() -> impl IntoView {
     let lab = expect_context::<Lab>();
     // Filled only while printing: hidden on screen, its seventy rows cost about a millisecond
-    // of every control change.
-    let printing = use_media_query("print");
+    // of every control change. The page's print state also follows `beforeprint`, which a
+    // browser's own print (Ctrl+P) fires before laying the page out; the media query alone
+    // changes too late for that layout. An embed has no such state: the media query it is.
+    let printing: Signal<bool> = match use_context::<super::export::Printing>() {
+        Some(p) => p.active,
+        None => use_media_query("print"),
+    };
     let inputs = move || {
         if printing.get() {
             lab.scenario.with(crate::classroom::inputs)
