@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { start, openPage, shots } from './harness.mjs';
 
 let env;
@@ -163,11 +163,25 @@ test('with A pinned, the JSON export carries A (its scenario and report) and pri
   assert.match(numbers.scenario, /inter=ib-ndr/, 'B is the export');
   assert.match(numbers.pinned_a.scenario, /inter=tcp100/, 'A travels with it');
   assert.ok(numbers.pinned_a.report.step_ms > numbers.step_ms, 'A (TCP) is slower per step than B (InfiniBand)');
+  // The speedup chart's PNG is redrawn with A's dashed curve, as on screen.
+  const png = async () => {
+    const [d] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=chart-speedup-png]').click()]);
+    return readFileSync(await d.path());
+  };
+  const withA = await png();
+  writeFileSync(path.join(shots, 'compare-export-speedup.png'), withA);
+  await page.locator('[data-testid=unpin]').click();
+  await page.locator('[data-testid=compare-a]').waitFor({ state: 'detached' });
+  await page.waitForFunction(() => !location.hash.includes('pin='));
+  const withoutA = await png();
+  assert.ok(!withA.equals(withoutA), 'the PNG with A pinned differs from the one without');
+  await page.goBack();
+  await page.locator('[data-testid=compare-a]').waitFor();
   await page.emulateMedia({ media: 'print' });
   await page.locator('[data-testid=print-pinned]').waitFor({ state: 'attached' });
   assert.match(await text(page, '[data-testid=print-pinned]'), /A \(pinned\): .*inter=tcp100/);
   await page.emulateMedia({ media: 'screen' });
-  assert.equal(await page.locator('[data-testid=print-pinned]').count(), 0, 'only while printing');
+  await page.locator('[data-testid=print-pinned]').waitFor({ state: 'detached' }); // only while printing
   await context.close();
 });
 

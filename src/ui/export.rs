@@ -7,7 +7,7 @@ use super::browser::media_query;
 use super::canvas::Canvas;
 use super::hooks::use_media_query;
 use super::state::{read_hash, Lab, Route};
-use crate::render::charts::{draw, Style};
+use crate::render::charts::{draw, draw_with_pin, Style};
 use crate::render::figure::{Figure, Table};
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
@@ -157,11 +157,15 @@ fn redraw(
     };
     let root = Canvas::new(out.clone())?.into_drawing_area();
     let drawn = untrack(|| match testid.as_str() {
-        "chart-speedup" => Some(lab.curve.with(|d| draw(&root, Figure::Speedup(d), &style))),
-        "chart-efficiency" => Some(
-            lab.curve
-                .with(|d| draw(&root, Figure::Efficiency(d), &style)),
-        ),
+        // With a configuration pinned, its dashed curve is in the picture as on screen.
+        "chart-speedup" => Some(lab.curve.with(|d| {
+            lab.pinned_curve
+                .with(|a| draw_with_pin(&root, Figure::Speedup(d), a.as_ref(), &style))
+        })),
+        "chart-efficiency" => Some(lab.curve.with(|d| {
+            lab.pinned_curve
+                .with(|a| draw_with_pin(&root, Figure::Efficiency(d), a.as_ref(), &style))
+        })),
         "chart-breakdown" => Some(
             lab.shares
                 .with(|d| draw(&root, Figure::Breakdown(d), &style)),
