@@ -75,8 +75,9 @@ pub struct Gpu {
     /// Dense peak TFLOP/s: fp32 (non-tensor), tf32, fp16, bf16, fp8. `None` where the chip has no
     /// such math.
     pub peak_tflops: [Option<f64>; 5],
-    /// Memory as the driver reports it in total (`nvidia-smi`'s "Memory-Usage" total,
-    /// `rocm-smi --showmeminfo vram`), MiB. A datasheet's "80 GB" of HBM is binary: an H100 has
+    /// Memory as the driver reports it in total, MiB: `nvidia-smi`'s "Memory-Usage" total as
+    /// public logs print it (e.g. `0MiB /  81559MiB` on an H100), `rocm-smi --showmeminfo vram`
+    /// for the MI300X. A datasheet's "80 GB" of HBM is binary: an H100 has
     /// 81,559 MiB = 79.6 GiB, 7 % more than 80·10⁹ bytes.
     pub mem_mib: f64,
     /// Memory bandwidth, GB/s.
@@ -364,18 +365,22 @@ const PCIE_EFF: f64 = 12.0 / 15.75;
 /// Share of the PCIe peer-to-peer bandwidth NCCL reaches when it relays through host memory
 /// instead (the SHM transport: the sender's SMs write a FIFO in pinned host memory, the
 /// receiver's read it). **Fitted** on the calibration row `ar-shm-4x4090-pcie4` (NVIDIA/nccl
-/// issue #1603: 4 RTX 4090 on one CPU, 18 GB/s busbw over SHM against 22 with P2P forced on;
-/// 18 against the model's 24 GB/s PCIe Gen4 peer rate).
+/// issue #1603: 4 RTX 4090 on one CPU, 18 GB/s busbw over SHM): the share that makes the model
+/// give 18 there, against its own PCIe Gen4 peer rate of 24 GB/s (the same host measured 22
+/// with P2P forced on; 18/22 would be the share of that run's rate instead).
 pub const SHM_EFF: f64 = 0.75;
 
-/// What NCCL's topology gives the link between two Intel Sapphire Rapids sockets, GB/s per
-/// direction (`SRP_QPI_BW 22.0`, `NVIDIA/nccl` `src/graph/topo.h`). A ring over host memory
+/// What NCCL's topology search rates the link between two Intel Sapphire Rapids sockets, GB/s
+/// per direction (`SRP_QPI_BW 22.0`, `NVIDIA/nccl` `src/graph/topo.h`): NCCL's planning figure,
+/// not a measurement (the two-socket run of issue #1639 reached 28). A ring over host memory
 /// that spans both sockets crosses it once each way. The catalog has no CPU: every PCIe server
 /// of more than 4 GPUs is taken to spread them over two such sockets (as 8-GPU PCIe servers do,
 /// e.g. the two Xeon 8480+ host of NVIDIA/nccl issue #1639).
 pub const SOCKET_LINK_GBS: f64 = 22.0;
 
 /// GPUs one CPU socket hosts in a PCIe server (the rest sit on the second socket).
+/// **Assumption**: 4, as 8-GPU PCIe servers split them; a single-socket box of more than 4 GPUs
+/// without peer-to-peer is charged the socket link it does not have.
 pub const GPUS_PER_SOCKET: u32 = 4;
 
 /// Intra-node fabrics in the catalog.

@@ -29,8 +29,11 @@ fn shard_bucket_params(dp: u32) -> f64 {
 /// scaling checks, host synchronisation. **Assumption**: 2 ms on a PyTorch training loop.
 const STEP_OVERHEAD_S: f64 = 2e-3;
 
-/// Fraction of GPU memory usable by tensors: the CUDA context, NCCL buffers and allocator
-/// fragmentation take the rest. **Assumption**: 90 %.
+/// Fraction of the driver's total GPU memory ([`crate::model::hardware::Gpu::mem_bytes`], nvidia-smi's figure) usable
+/// by tensors: the CUDA context, NCCL buffers and allocator fragmentation take the rest.
+/// **Assumption**: 90 %. (What CUDA itself reports is a little less than nvidia-smi's total,
+/// e.g. 79.1 against 79.6 GiB on an H100 in PyTorch's out-of-memory messages; that is inside
+/// the 10 % left.)
 const USABLE_MEMORY: f64 = 0.90;
 
 /// Mixed-precision Adam keeps 16 bytes per parameter: 2 (16-bit weights), 2 (16-bit grads) and
@@ -245,8 +248,10 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
         let cost = |op: Op, bytes: f64| -> Result<f64, ModelError> {
             Ok(collective::cost(&dp_cluster, op, s.algo, bytes)?.time_s)
         };
-        // Units the sync is cut into: DDP's 25 MiB buckets, or one per layer for the sharded
-        // (ZeRO / FSDP) collectives, which frameworks issue layer by layer.
+        // Units the sync is cut into: DDP's 25 MiB buckets, Megatron-Core's sharded buckets for
+        // ZeRO-1 (`shard_bucket_params`; DeepSpeed's default `reduce_bucket_size` of 5·10⁸
+        // elements is larger still, and as bandwidth-bound), or one per layer for ZeRO-2/3,
+        // which frameworks issue layer by layer.
         let layers = f64::from(w.layers()) / f64::from(pp);
         let weight_bytes = w.params / per_gpu_share * p.grad_bytes();
         let bwd = t_mb * BACKWARD_SHARE;

@@ -281,7 +281,8 @@ impl Totals {
     }
 }
 
-/// Costs of one algorithm under each protocol in `protos`, from one pass over its rounds.
+/// The fastest of `protos` for one algorithm, launch latency included, with its totals, from
+/// one pass over the algorithm's rounds.
 /// The pipelined tree is solved in closed form: with P slices a tick costs h + X/P (every byte
 /// term scales as 1/P) and there are 2D + P − 1 ticks, so the best P is near √((2D − 1)·X/h).
 fn costs(
@@ -290,7 +291,7 @@ fn costs(
     algo: Algo,
     bytes: f64,
     protos: &[Protocol],
-) -> Result<Option<(Protocol, Totals)>, ModelError> {
+) -> Result<(Protocol, Totals), ModelError> {
     // NVLS runs on the Simple protocol only.
     let protos: &[Protocol] = if algo == Algo::Nvls {
         &[Protocol::Simple]
@@ -305,7 +306,7 @@ fn costs(
             if algo == Algo::Tree {
                 let rt = RoundTime {
                     latency: tree_tick_latency_us(c, *p) * 1e-6,
-                    ..base.at(c, *p, &g)
+                    ..base.at(c, *p)
                 };
                 let (h, x) = (rt.latency, rt.transfer);
                 let ticks = |slices: u32| tree_depth2 + f64::from(slices) - 1.0;
@@ -323,7 +324,7 @@ fn costs(
                 t.slices = slices;
                 t.add(&tick, ticks(slices), ticks(slices) as u64);
             } else {
-                let rt = base.at(c, *p, &g);
+                let rt = base.at(c, *p);
                 t.slices = 1;
                 t.add(&rt, g.count as f64, g.count);
             }
@@ -332,11 +333,12 @@ fn costs(
     // The fastest protocol, launch latency included; only it is finished into a report.
     let launched =
         |p: Protocol, t: &Totals| t.time + p.launch_latency_us(algo) * c.lat_scale * 1e-6;
-    Ok(protos
+    protos
         .iter()
         .zip(totals)
         .map(|(p, t)| (*p, t))
-        .min_by(|a, b| launched(a.0, &a.1).total_cmp(&launched(b.0, &b.1))))
+        .min_by(|a, b| launched(a.0, &a.1).total_cmp(&launched(b.0, &b.1)))
+        .ok_or_else(|| ModelError::new("algo", "no protocol applies"))
 }
 
 /// Adds the launch latency (or, on one GPU, the local copy) and derives the reported figures.
@@ -427,13 +429,12 @@ pub fn cost(c: &Cluster, op: Op, algo: Algo, bytes: f64) -> Result<CollectiveCos
     let mut first_err = None;
     for a in algos {
         match costs(c, op, *a, bytes, c.protocols()) {
-            Ok(Some((p, t))) => {
+            Ok((p, t)) => {
                 let r = finish(c, op, *a, p, bytes, t);
                 if best.is_none_or(|b| r.time_s < b.time_s) {
                     best = Some(r);
                 }
             }
-            Ok(None) => {}
             Err(e) => {
                 first_err.get_or_insert(e);
             }

@@ -88,7 +88,7 @@ pub fn uplinks(c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
 
 /// Time of one round under a protocol, and which link bound it.
 pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
-    RoundBase::new(c, g, uplinks(c, g)).at(c, p, g)
+    RoundBase::new(c, g, uplinks(c, g)).at(c, p)
 }
 
 /// What a round costs before the protocol is chosen: each tier's transfer time at the full
@@ -97,7 +97,10 @@ pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct RoundBase {
     intra_link: Link,
-    crosses: bool,
+    /// An NVLS round through the switch (its latency is charged once per collective).
+    switch: bool,
+    /// Nothing crosses a link: no bytes inside the node and none leave it.
+    local: bool,
     net_hop: bool,
     /// Node fabric, NICs, leaf uplinks, pod uplinks: (bytes, seconds at the full rate).
     tiers: [(f64, f64); 4],
@@ -134,7 +137,8 @@ impl RoundBase {
         };
         RoundBase {
             intra_link,
-            crosses,
+            switch: g.switch,
+            local: g.gpu_bytes == 0.0 && !crosses,
             net_hop: crosses && !g.intra_latency,
             tiers: [
                 (g.gpu_bytes, t_intra),
@@ -149,14 +153,14 @@ impl RoundBase {
     }
 
     /// The round under protocol `p`.
-    pub(super) fn at(&self, c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
+    pub(super) fn at(&self, c: &Cluster, p: Protocol) -> RoundTime {
         let f = p.bw_factor();
         let hop_link = if self.net_hop {
             Link::Network
         } else {
             self.intra_link
         };
-        let mut hop = if g.switch {
+        let mut hop = if self.switch {
             // The switch rounds' latency is NVLS's, charged once per collective
             // (`launch_latency_us`).
             0.0
@@ -169,7 +173,7 @@ impl RoundBase {
         };
         if self.net_hop {
             hop += c.inter.extra_latency_us;
-        } else if c.nodes() > 1 && !g.switch {
+        } else if c.nodes() > 1 && !self.switch {
             // A step inside a node of a multi-node collective still pays the network post
             // overhead.
             hop = hop.max(p.net_overhead_us());
@@ -189,11 +193,7 @@ impl RoundBase {
             }
         }
         let (t, link) = bound;
-        let link = if g.gpu_bytes == 0.0 && !self.crosses {
-            Link::Local
-        } else {
-            link
-        };
+        let link = if self.local { Link::Local } else { link };
         RoundTime {
             latency: hop * 1e-6,
             transfer: t.max(self.t_reduce),
