@@ -5,8 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { start, openPage, inkedPixels, shots } from './harness.mjs';
+import { start, openPage, inkedPixels, shots, axe } from './harness.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -81,17 +80,6 @@ test('with reduced motion nothing plays by itself, stepping shows stills', async
 
 const TWO_SERVERS = 'gpus=16&per_node=8&gpu=h100&inter=ib-ndr&algo=ring&model=llama3-8b&zero=3';
 const EIGHT_SERVERS = 'gpus=32&per_node=4&gpu=h100&inter=ib-ndr&algo=ring&model=llama3-8b&zero=3';
-
-/** Serious or critical axe-core violations on the page. */
-async function axe(page) {
-  const require = createRequire(import.meta.url);
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-  });
-  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 /** Pixels of the animation canvas in the network's vermillion (213, 94, 0), give or take. */
 const networkPixels = (page) => page.evaluate(() => {

@@ -3,8 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { start, openPage, shots } from './harness.mjs';
+import { start, openPage, shots, axe } from './harness.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -99,17 +98,10 @@ test('PNG export of a chart and of an animation frame is a real image', async ()
 });
 
 test('axe-core finds no serious or critical accessibility violation', async () => {
-  const require = createRequire(import.meta.url);
-  const axePath = require.resolve('axe-core/axe.min.js');
   for (const [hash, opts] of [['', {}], ['gpus=64&gpu=h100&inter=ib-ndr&model=resnet50', { colorScheme: 'dark' }], ['embed=calculator&gpus=16', {}]]) {
     const { page, context } = await openPage(env, hash, opts);
     await page.waitForTimeout(400);
-    await page.addScriptTag({ path: axePath });
-    const result = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-    });
-    const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    const bad = await axe(page);
     assert.deepEqual(bad, [], `${hash || 'home'}: ${JSON.stringify(bad, null, 1)}`);
     await context.close();
   }
@@ -240,17 +232,10 @@ test('projector mode: result cards keep their values inside, buttons and radios 
 });
 
 test('axe-core: the presenter layout, masked and revealed', async () => {
-  const require = createRequire(import.meta.url);
-  const axePath = require.resolve('axe-core/axe.min.js');
   const { page, context } = await openPage(env, 'presenter=1&lesson=leaving-the-box&step=2');
   await page.locator('[data-testid=lesson]').waitFor();
   const check = async (what) => {
-    await page.addScriptTag({ path: axePath });
-    const result = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-    });
-    const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    const bad = await axe(page);
     assert.deepEqual(bad, [], `${what}: ${JSON.stringify(bad, null, 1)}`);
   };
   await check('presenter, masked');

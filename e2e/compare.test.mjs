@@ -4,10 +4,9 @@
 // the link carries both (pin=), a reload restores them, Unpin and Back end the comparison.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { start, openPage, shots } from './harness.mjs';
+import { start, openPage, shots, axe } from './harness.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -40,16 +39,6 @@ const pinned = (page) => page.evaluate(() => {
   const v = location.hash.slice(1).split('&').find((p) => p.startsWith('pin='));
   return v === undefined ? null : decodeURIComponent(v.slice(4));
 });
-
-async function axe(page) {
-  const require = createRequire(import.meta.url);
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-  });
-  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 /** Pins the page's scenario as A and moves B to InfiniBand NDR. */
 async function pinThenChangeNetwork(page) {

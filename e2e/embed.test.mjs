@@ -4,8 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { start, openPage, shots } from './harness.mjs';
+import { start, openPage, shots, axe } from './harness.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -128,17 +127,10 @@ test('a misspelt widget name is a named message with a suggestion', async () => 
 });
 
 test('axe-core: embeds in dark and light themes, with heading=0', async () => {
-  const require = createRequire(import.meta.url);
-  const axePath = require.resolve('axe-core/axe.min.js');
   for (const hash of ['embed=calculator&theme=dark&gpus=64', 'embed=lesson&theme=light&heading=0&lesson=leaving-the-box', 'embed=speedup&heading=0&theme=dark']) {
     const { page, context } = await openPage(env, hash);
     await page.waitForTimeout(400);
-    await page.addScriptTag({ path: axePath });
-    const result = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-    });
-    const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    const bad = await axe(page);
     assert.deepEqual(bad, [], `${hash}: ${JSON.stringify(bad, null, 1)}`);
     await context.close();
   }

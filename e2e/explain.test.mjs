@@ -5,9 +5,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { start, openPage, inkedPixels, shots } from './harness.mjs';
+import { start, openPage, inkedPixels, shots, axe } from './harness.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -20,16 +19,6 @@ const csvRows = (f) => data(f).split('\n').slice(1).filter((l) => l.trim()).leng
 const expectedRows = csvRows('calibration.csv') + csvRows('held-out.csv');
 const sample = data('nccl-tests/all_reduce_2x8_h100_a3mega.txt');
 const text = (page, id) => page.locator(`[data-testid="${id}"]`).first().textContent();
-
-async function axe(page) {
-  const require = createRequire(import.meta.url);
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-  });
-  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 test('the validation page lists every row with the model\'s value, its group errors and the scatter', async () => {
   const { page, context, problems } = await openPage(env, 'page=validation');

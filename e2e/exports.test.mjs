@@ -6,8 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { start, openPage, shots } from './harness.mjs';
+import { start, openPage, shots, axe } from './harness.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -217,8 +216,6 @@ test('projector mode is kept in the link', async () => {
 });
 
 test('axe-core: projector mode and the print view', async () => {
-  const require = createRequire(import.meta.url);
-  const axePath = require.resolve('axe-core/axe.min.js');
   for (const [name, hashFor, media] of [['projector', `projector=1&${hash}`, 'screen'], ['print', `lesson=leaving-the-box&step=1`, 'print'],
     ['print with the data tables', hash, 'print']]) {
     const { page, context } = await openPage(env, hashFor);
@@ -228,12 +225,7 @@ test('axe-core: projector mode and the print view', async () => {
       await page.locator('[data-testid=print-table]').nth(3).waitFor();
       assert.equal(await page.locator('[data-testid=print-table]').count(), 4);
     }
-    await page.addScriptTag({ path: axePath });
-    const result = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-    });
-    const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    const bad = await axe(page);
     assert.deepEqual(bad, [], `${name}: ${JSON.stringify(bad, null, 1)}`);
     await context.close();
   }

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
-import { start, openPage, shots } from './harness.mjs';
+import { start, openPage, shots, axe } from './harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 let env;
@@ -121,17 +120,10 @@ test('a link to a lesson or a step that does not exist names the problem', async
 });
 
 test('axe-core: a masked lesson step, its revealed state and the summary', async () => {
-  const require = createRequire(import.meta.url);
-  const axePath = require.resolve('axe-core/axe.min.js');
   const { page, context } = await openPage(env, 'lesson=leaving-the-box&step=2');
   await page.locator('[data-testid=lesson]').waitFor();
   const check = async (what) => {
-    await page.addScriptTag({ path: axePath });
-    const result = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-    });
-    const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    const bad = await axe(page);
     assert.deepEqual(bad, [], `${what}: ${JSON.stringify(bad, null, 1)}`);
   };
   await check('masked step');
@@ -212,12 +204,7 @@ test('a lesson prints as a handout with an answer key on its own page', async ()
   const pages = (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) || []).length;
   assert.ok(pages >= 2, `the handout prints on ${pages} page(s)`);
   // axe on the printed handout.
-  const require = createRequire(import.meta.url);
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  const bad = (await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-  })).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const bad = await axe(page);
   assert.deepEqual(bad, [], JSON.stringify(bad, null, 1));
   await page.emulateMedia({ media: 'screen' });
   // Print again from the preview, then close it: the lesson is back, focus on its heading.
