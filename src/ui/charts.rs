@@ -166,7 +166,7 @@ pub fn ChartPanel(
     });
 
     view! {
-        <figure class="chart">
+        <figure class="chart" data-chart=testid>
             <figcaption>
                 <h3>{title}</h3>
             </figcaption>

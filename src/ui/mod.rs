@@ -139,9 +139,12 @@ pub fn App() -> impl IntoView {
     }
     let copied = RwSignal::new(String::new());
     let printing = export::provide_printing();
-    provide_context(HandoutOpen(RwSignal::new(None)));
+    let handout = HandoutOpen(RwSignal::new(None));
+    provide_context(handout);
     use_presenter(lab);
     let presenting = move || lab.presenter.get() && !on_validation_now(lab);
+    Effect::new(move |_| browser::set_body_class("presenting", presenting()));
+    Effect::new(move |_| browser::set_body_class("handout-open", handout.0.with(Option::is_some)));
     let on_validation =
         Memo::new(move |_| lab.page.with(|p| p.as_deref() == Some(validation::PAGE)));
     // In-page links scroll without touching the hash, which holds the scenario; Back undoes

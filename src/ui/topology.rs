@@ -236,7 +236,7 @@ pub fn TopologyPanel() -> impl IntoView {
     };
     let table = move || view.with(|v| v.as_ref().map(|v| v.table()).unwrap_or_default());
     view! {
-        <figure class="chart topology">
+        <figure class="chart topology" data-chart="topology-canvas">
             <figcaption>
                 <h3>"The job on the cluster's network"</h3>
             </figcaption>
