@@ -89,7 +89,7 @@ async function sharpness(page, bytes) {
 test('on a 1× screen a chart PNG is drawn again at 2×, not a 1× bitmap enlarged', async () => {
   const { page, context, problems } = await openPage(env, hash, { deviceScaleFactor: 1 });
   await page.waitForTimeout(400);
-  for (const id of ['chart-speedup', 'chart-breakdown']) {
+  for (const id of ['chart-speedup', 'chart-breakdown', 'topology-canvas']) {
     await page.locator(`[data-testid=${id}]`).scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);
     const cssWidth = await page.evaluate((id) => document.querySelector(`[data-testid=${id}]`).clientWidth, id);

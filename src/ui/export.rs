@@ -7,8 +7,10 @@ use super::browser::media_query;
 use super::canvas::Canvas;
 use super::hooks::use_media_query;
 use super::state::{read_hash, Lab, Route};
+use crate::model::report::CollectiveReport;
 use crate::render::charts::{draw, draw_with_pin, Style};
 use crate::render::figure::{Figure, Table};
+use crate::render::topology::layout as topology_layout;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use wasm_bindgen::JsCast;
@@ -137,8 +139,8 @@ pub fn captioned_png(canvas: &HtmlCanvasElement) -> Option<String> {
 }
 
 /// The explorer's chart behind a canvas, by its `data-testid`, drawn on a new canvas of
-/// `css_w` × `css_h` CSS pixels at `scale` device pixels each; `None` for a canvas that is not
-/// one of those charts (the animation, the topology) or outside the page's reactive owner.
+/// `css_w` × `css_h` CSS pixels at `scale` device pixels each (the topology too); `None` for a
+/// canvas that is not one of those (the animation) or outside the page's reactive owner.
 fn redraw(
     canvas: &HtmlCanvasElement,
     css_w: f64,
@@ -150,6 +152,14 @@ fn redraw(
     let out: HtmlCanvasElement = document().create_element("canvas").ok()?.dyn_into().ok()?;
     out.set_width((css_w * scale).round() as u32);
     out.set_height((css_h * scale).round() as u32);
+    // The topology is drawn by the page's own painter, at the picture's scale.
+    if testid == "topology-canvas" {
+        let view = lab.scenario.with_untracked(|sc| {
+            CollectiveReport::new(sc).map(|r| topology_layout(&sc.resolved(), &r, css_w))
+        });
+        super::topology::paint(&out, &view.ok()?, (css_w, css_h), page_is_dark(), scale);
+        return Some(out);
+    }
     let style = Style {
         scale,
         dark: page_is_dark(),

@@ -50,9 +50,15 @@ fn colour(ink: Ink, dark: bool) -> String {
     }
 }
 
-/// Paints a view on the canvas, `w`×`h` CSS pixels.
-fn paint(canvas: &HtmlCanvasElement, v: &TopologyView, w: f64, h: f64, dark: bool) {
-    let dpr = device_pixel_ratio();
+/// Paints a view on the canvas, `w`×`h` CSS pixels at `dpr` device pixels each (the screen's
+/// ratio, or an exported picture's scale).
+pub(super) fn paint(
+    canvas: &HtmlCanvasElement,
+    v: &TopologyView,
+    (w, h): (f64, f64),
+    dark: bool,
+    dpr: f64,
+) {
     let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
     if canvas.width() != pw || canvas.height() != ph {
         canvas.set_width(pw);
@@ -222,7 +228,7 @@ pub fn TopologyPanel() -> impl IntoView {
         let t0 = now_ms();
         view.with(|v| {
             if let Ok(v) = v {
-                paint(&c, v, w, h, dark);
+                paint(&c, v, (w, h), dark, device_pixel_ratio());
             }
         });
         record_perf("topology-canvas", now_ms() - t0);
