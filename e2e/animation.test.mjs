@@ -209,3 +209,22 @@ test('axe-core finds nothing serious in the animation panel with its new control
     await context.close();
   }
 });
+
+test('with stragglers the step timeline shows the slowest GPU computing longer and the others waiting', async () => {
+  const base = 'gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b';
+  const legend = async (page) => (await page.locator('.timeline + .legend').textContent());
+  const { page, context, problems } = await openPage(env, `${base}&jitter=0.05&slow_gpus=0.01`);
+  const canvas = page.locator('[data-testid=timeline-canvas]');
+  await canvas.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('[data-testid=timeline-canvas]').width > 0);
+  await page.waitForTimeout(400);
+  assert.match(await legend(page), /waiting for the slowest GPU/);
+  assert.match(await canvas.getAttribute('aria-label'), /Step timeline/);
+  await page.locator('.timeline').screenshot({ path: path.join(shots, 'timeline-stragglers.png') });
+  await page.locator('.timeline + .legend').screenshot({ path: path.join(shots, 'timeline-stragglers-legend.png') });
+  // Without jitter or slow GPUs there is nothing to wait for: the entry goes.
+  await page.evaluate((q) => { location.hash = q; }, base);
+  await page.waitForFunction(() => !document.querySelector('.timeline + .legend').textContent.includes('slowest GPU'));
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

@@ -1,6 +1,7 @@
 //! The step timeline (Gantt): per GPU row, when it computes, communicates, waits for data, sits
 //! in the pipeline bubble or runs the optimizer — from the step model's breakdown.
 
+use crate::model::goodput::straggler_seconds;
 use crate::model::scenario::Scenario;
 use crate::model::step::StepResult;
 
@@ -23,6 +24,8 @@ pub enum BarKind {
     Bubble,
     /// Optimizer step and host overhead.
     Serial,
+    /// Done with its backward pass, waiting for the slowest GPU's gradients (stragglers).
+    Straggler,
 }
 
 impl BarKind {
@@ -37,6 +40,7 @@ impl BarKind {
             BarKind::CommExposed => "gradient all-reduce (GPU waits)",
             BarKind::Bubble => "pipeline bubble (idle)",
             BarKind::Serial => "optimizer + host (serial)",
+            BarKind::Straggler => "waiting for the slowest GPU",
         }
     }
 
@@ -44,7 +48,11 @@ impl BarKind {
     pub fn idle(self) -> bool {
         matches!(
             self,
-            BarKind::Data | BarKind::CommExposed | BarKind::Bubble | BarKind::Comm
+            BarKind::Data
+                | BarKind::CommExposed
+                | BarKind::Bubble
+                | BarKind::Comm
+                | BarKind::Straggler
         )
     }
 }
@@ -78,6 +86,9 @@ pub struct Timeline {
 pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
     let b = r.breakdown;
     let pp = sc.pp.max(1) as usize;
+    // Stragglers (`jitter`, `slow_gpus`): the slowest of the job's GPUs computes this much
+    // longer, and the synchronous gradient sync waits for it (the same figure as the run's).
+    let straggler = straggler_seconds(b.compute, sc.gpus, sc.jitter, sc.slow_gpus, sc.slow_factor);
     let rows: Vec<String> = if pp > 1 {
         (0..pp)
             .map(|s| {
@@ -97,8 +108,17 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
                 *last = format!("GPU {}…{}", shown, sc.gpus);
             }
         }
+        if straggler > 0.0 && sc.gpus > 1 {
+            // The slowest GPU gets its own row, at the top.
+            if let Some(first) = v.first_mut() {
+                *first = "slowest GPU".to_string();
+            }
+        }
         v
     };
+    // With pipeline stages every row is a group of GPUs: the slowest GPU is somewhere in each,
+    // so every stage computes longer; without, only its own row does and the others wait.
+    let slowest_row = |row: usize| pp > 1 || row == 0;
     let mut bars = Vec::new();
     // Forward is a third of the compute and backward two thirds (Kaplan et al. 2020: backward ≈
     // 2× forward); tensor-parallel and pipeline communication sit between them.
@@ -131,7 +151,12 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
         push(&mut bars, BarKind::Forward, fwd, &mut t);
         push(&mut bars, BarKind::Comm, other_comm, &mut t);
         let bwd_start = t;
-        push(&mut bars, BarKind::Backward, bwd, &mut t);
+        if slowest_row(row) {
+            push(&mut bars, BarKind::Backward, bwd + straggler, &mut t);
+        } else {
+            push(&mut bars, BarKind::Backward, bwd, &mut t);
+            push(&mut bars, BarKind::Straggler, straggler, &mut t);
+        }
         push(&mut bars, BarKind::Bubble, b.bubble * (1.0 - share), &mut t);
         // The gradient all-reduce starts under the backward pass and runs past it by the
         // exposed part.
@@ -150,7 +175,7 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
     Timeline {
         rows,
         bars,
-        total: b.total(),
+        total: b.total() + straggler,
     }
 }
 
@@ -196,6 +221,39 @@ mod tests {
             .sum();
         assert!(waiting > 0.4 * tl.total);
         assert!(tl.bars.iter().any(|b| b.kind == BarKind::CommHidden));
+    }
+
+    #[test]
+    fn stragglers_make_the_others_wait_for_the_slowest_gpu() {
+        let q = "gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b&jitter=0.05&slow_gpus=0.01";
+        let sc = Scenario::parse(q).unwrap();
+        let r = evaluate(&sc).unwrap();
+        let tl = timeline(&sc, &r);
+        let slowest = straggler_seconds(r.breakdown.compute, 64, 0.05, 0.01, 1.5);
+        assert!(slowest > 0.0);
+        assert!((tl.total - (r.breakdown.total() + slowest)).abs() < 1e-12);
+        assert_eq!(tl.rows[0], "slowest GPU");
+        let of = |row: usize, kind: BarKind| -> f64 {
+            tl.bars
+                .iter()
+                .filter(|b| b.row == row && b.kind == kind)
+                .map(|b| b.end - b.start)
+                .sum()
+        };
+        // The slowest computes longer; every other row waits exactly that long.
+        assert!((of(0, BarKind::Backward) - of(1, BarKind::Backward) - slowest).abs() < 1e-12);
+        assert_eq!(of(0, BarKind::Straggler), 0.0);
+        for row in 1..tl.rows.len() {
+            assert!(
+                (of(row, BarKind::Straggler) - slowest).abs() < 1e-12,
+                "row {row}"
+            );
+        }
+        // Without jitter or slow GPUs nothing changes.
+        let calm = Scenario::parse("gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b").unwrap();
+        let tl = timeline(&calm, &evaluate(&calm).unwrap());
+        assert!(tl.bars.iter().all(|b| b.kind != BarKind::Straggler));
+        assert_eq!(tl.rows[0], "GPU 1");
     }
 
     #[test]

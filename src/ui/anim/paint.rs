@@ -621,5 +621,13 @@ pub fn timeline_colour(k: BarKind, dark: bool) -> String {
             }
         }
         BarKind::Serial => css(PART_COLOURS[3]),
+        // A darker grey than the bubble's: idle too, but for another GPU.
+        BarKind::Straggler => {
+            if dark {
+                "#8d939e".into()
+            } else {
+                "#7a7f89".into()
+            }
+        }
     }
 }

@@ -51,8 +51,11 @@ pub fn TimelinePanel() -> impl IntoView {
                 duration(r.breakdown.compute), duration(r.breakdown.total()),
                 100.0 * (1.0 - r.breakdown.compute / r.breakdown.total()))).unwrap_or_default())></canvas>
         <ul class="legend">
-            {[BarKind::Data, BarKind::Forward, BarKind::Backward, BarKind::Comm, BarKind::CommHidden, BarKind::CommExposed, BarKind::Bubble, BarKind::Serial]
-                .into_iter().map(|k| view! {
+            {move || [BarKind::Data, BarKind::Forward, BarKind::Backward, BarKind::Comm, BarKind::CommHidden, BarKind::CommExposed, BarKind::Bubble, BarKind::Serial, BarKind::Straggler]
+                .into_iter()
+                // The slowest GPU's entry only when there is one.
+                .filter(|k| *k != BarKind::Straggler || tl.with(|t| t.as_ref().is_some_and(|t| t.bars.iter().any(|b| b.kind == BarKind::Straggler))))
+                .map(|k| view! {
                     <li><span class="swatch" style:background=timeline_colour(k, false)></span>{k.label()}</li>
                 }).collect_view()}
         </ul>
