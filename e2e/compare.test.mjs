@@ -112,6 +112,8 @@ test('pin, change the network: A and B side by side, each matching its own page,
   assert.deepEqual(headers.slice(-4), ['A speedup', 'A efficiency', 'A step ms', 'A fits']);
   await page.locator('[data-testid=chart-speedup]').locator('xpath=ancestor::figure').locator('details summary').click();
   const row64 = table.locator('tr', { has: page.locator('td:first-child', { hasText: /^64$/ }) });
+  // The rows are formatted once the table is open: wait for them.
+  await row64.locator('td').first().waitFor();
   const cells = await row64.locator('td').allTextContents();
   assert.equal(cells.length, headers.length);
   assert.equal(Number(cells[headers.indexOf('speedup')]).toFixed(1) + '×', soloB.speedup);
