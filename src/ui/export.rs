@@ -75,6 +75,15 @@ fn wrap(ctx: &CanvasRenderingContext2d, text: &str, width: f64) -> Vec<String> {
 /// The canvas with its title and the scenario, as a PNG data URL at ≥ 2 device pixels per CSS
 /// pixel; `None` if the browser refuses a canvas.
 pub fn captioned_png(canvas: &HtmlCanvasElement) -> Option<String> {
+    captioned_png_with(canvas, |w, h, scale| redraw(canvas, w, h, scale))
+}
+
+/// [`captioned_png`] with the picture drawn by `draw(css_w, css_h, scale)` on a new canvas (the
+/// animation paints its frame there); when it gives nothing, the canvas is copied as it is.
+pub fn captioned_png_with(
+    canvas: &HtmlCanvasElement,
+    draw: impl FnOnce(f64, f64, f64) -> Option<HtmlCanvasElement>,
+) -> Option<String> {
     let (bw, bh) = (f64::from(canvas.width()), f64::from(canvas.height()));
     if bw < 1.0 || bh < 1.0 {
         return None;
@@ -86,7 +95,7 @@ pub fn captioned_png(canvas: &HtmlCanvasElement) -> Option<String> {
     let css_h = css_w * bh / bw;
     // At least 2×, and never below the canvas's own backing store.
     let scale = (bw / css_w).max(2.0);
-    let out: HtmlCanvasElement = document().create_element("canvas").ok()?.dyn_into().ok()?;
+    let out = new_canvas()?;
     let ctx: CanvasRenderingContext2d = out.get_context("2d").ok()??.dyn_into().ok()?;
     let font = |px: f64, bold: bool| {
         format!(
@@ -119,9 +128,9 @@ pub fn captioned_png(canvas: &HtmlCanvasElement) -> Option<String> {
     ctx.set_font(&font(TITLE_PX, true));
     let _ = ctx.fill_text_with_max_width(&title_for(canvas), PAD, PAD + TITLE_PX, css_w);
     let top = PAD + title_h + 6.0;
-    // A chart of the explorer is drawn again at the picture's own scale (on a 1× screen the
-    // canvas holds only 1× pixels); any other canvas is copied as it is.
-    let sharp = redraw(canvas, css_w, css_h, scale);
+    // The picture is drawn again at its own scale (on a 1× screen the canvas holds only 1×
+    // pixels); a canvas nobody can redraw is copied as it is.
+    let sharp = draw(css_w, css_h, scale);
     let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
         sharp.as_ref().unwrap_or(canvas),
         PAD,
@@ -140,7 +149,12 @@ pub fn captioned_png(canvas: &HtmlCanvasElement) -> Option<String> {
 
 /// The explorer's chart behind a canvas, by its `data-testid`, drawn on a new canvas of
 /// `css_w` × `css_h` CSS pixels at `scale` device pixels each (the topology too); `None` for a
-/// canvas that is not one of those (the animation) or outside the page's reactive owner.
+/// canvas that is not one of those or outside the page's reactive owner.
+/// A new, detached canvas.
+pub fn new_canvas() -> Option<HtmlCanvasElement> {
+    document().create_element("canvas").ok()?.dyn_into().ok()
+}
+
 fn redraw(
     canvas: &HtmlCanvasElement,
     css_w: f64,
@@ -149,7 +163,7 @@ fn redraw(
 ) -> Option<HtmlCanvasElement> {
     let lab = use_context::<Lab>()?;
     let testid = canvas.get_attribute("data-testid")?;
-    let out: HtmlCanvasElement = document().create_element("canvas").ok()?.dyn_into().ok()?;
+    let out = new_canvas()?;
     out.set_width((css_w * scale).round() as u32);
     out.set_height((css_h * scale).round() as u32);
     // The topology is drawn by the page's own painter, at the picture's scale.

@@ -60,8 +60,13 @@ impl Painter {
     /// Prepares a canvas of `cw` × `ch` CSS pixels (from a ResizeObserver: reading its
     /// `clientWidth` would force a layout of the page) for painting at device resolution;
     /// `None` if it is not laid out.
-    fn with_size(canvas: &HtmlCanvasElement, cw: f64, ch: f64, dark: bool) -> Option<Painter> {
-        let dpr = device_pixel_ratio();
+    fn with_size(
+        canvas: &HtmlCanvasElement,
+        cw: f64,
+        ch: f64,
+        dark: bool,
+        dpr: f64,
+    ) -> Option<Painter> {
         if cw < 10.0 || ch < 10.0 {
             return None;
         }
@@ -532,13 +537,25 @@ impl Painter {
 }
 
 /// Paints one show at model time `t` (clamped to its end), with its label, on a canvas of
-/// `w` × `h` CSS pixels; nothing when its collective could not be built or the canvas is not
-/// laid out.
-pub fn paint_show(canvas: &HtmlCanvasElement, (w, h): (f64, f64), show: &Show, t: f64, dark: bool) {
+/// `w` × `h` CSS pixels at the screen's pixel ratio; nothing when its collective could not be
+/// built or the canvas is not laid out.
+pub fn paint_show(canvas: &HtmlCanvasElement, size: (f64, f64), show: &Show, t: f64, dark: bool) {
+    paint_show_at(canvas, size, show, t, dark, device_pixel_ratio());
+}
+
+/// [`paint_show`] at `dpr` device pixels per CSS pixel (an exported picture's scale).
+pub fn paint_show_at(
+    canvas: &HtmlCanvasElement,
+    (w, h): (f64, f64),
+    show: &Show,
+    t: f64,
+    dark: bool,
+    dpr: f64,
+) {
     let Ok(p) = &show.playable else {
         return;
     };
-    let Some(painter) = Painter::with_size(canvas, w, h, dark) else {
+    let Some(painter) = Painter::with_size(canvas, w, h, dark, dpr) else {
         return;
     };
     let t = t.min(p.total());
@@ -551,7 +568,7 @@ pub fn paint_show(canvas: &HtmlCanvasElement, (w, h): (f64, f64), show: &Show, t
 
 /// Paints the step timeline on a canvas of `w` × `h` CSS pixels.
 pub fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline, w: f64, h: f64, dark: bool) {
-    let Some(p) = Painter::with_size(canvas, w, h, dark) else {
+    let Some(p) = Painter::with_size(canvas, w, h, dark, device_pixel_ratio()) else {
         return;
     };
     p.clear();

@@ -4,9 +4,10 @@
 //! the shared clock and paints both canvases; it pauses while the panel is off-screen. The speed
 //! and pause-after-each-round live in the link (`speed=`, `pause=round`, through [`Lab`]).
 
-use super::paint::paint_show;
+use super::paint::{paint_show, paint_show_at};
 use crate::render::playable::{advance, compare_options, Shows};
-use crate::ui::browser::{download_png, now_ms, record_perf};
+use crate::ui::browser::{download_png, download_url, now_ms, record_perf};
+use crate::ui::export::{captioned_png_with, new_canvas};
 use crate::ui::hooks::{
     use_element_size, use_intersection, use_prefers_dark, use_raf, use_reduced_motion, ElementSize,
     RafArgs,
@@ -89,6 +90,26 @@ pub fn AnimationPanel() -> impl IntoView {
                 .unwrap_or_default()
         })
     });
+
+    // The frame on screen as a PNG, painted again at the picture's scale (≥ 2×), with the
+    // panel's title and the scenario.
+    let save_frame = move || {
+        let Some(c) = primary.get_untracked() else {
+            return;
+        };
+        let (t, dark) = (time.get_value(), dark.get_untracked());
+        let url = shows.with_untracked(|s| {
+            captioned_png_with(&c, |w, h, scale| {
+                let out = new_canvas()?;
+                paint_show_at(&out, (w, h), &s.main, t, dark, scale);
+                Some(out)
+            })
+        });
+        match url {
+            Some(url) => download_url("all-reduce-frame.png", &url),
+            None => download_png(Some(c), "all-reduce-frame.png"),
+        }
+    };
 
     // One frame: advance the clock by `dt` screen seconds, paint, update the texts.
     let frame = move |dt: f64| {
@@ -220,7 +241,7 @@ pub fn AnimationPanel() -> impl IntoView {
                 </select>
             </label>
             <span class="clock" data-testid="anim-clock">{move || clock.get()}</span>
-            <button type="button" class="png" data-testid="anim-png" on:click=move |_| download_png(primary.get_untracked(), "all-reduce-frame.png")>"Save frame as PNG"</button>
+            <button type="button" class="png" data-testid="anim-png" on:click=move |_| save_frame()>"Save frame as PNG"</button>
             <button type="button" data-testid="anim-fullscreen" aria-pressed=move || fullscreen.get().to_string()
                 on:click=move |_| toggle_fullscreen()>
                 {move || if fullscreen.get() { "Exit full screen" } else { "Full screen" }}
