@@ -29,11 +29,11 @@ fn shard_bucket_params(dp: u32) -> f64 {
 /// scaling checks, host synchronisation. **Assumption**: 2 ms on a PyTorch training loop.
 const STEP_OVERHEAD_S: f64 = 2e-3;
 
-/// Fraction of the driver's total GPU memory ([`crate::model::hardware::Gpu::mem_bytes`], nvidia-smi's figure) usable
-/// by tensors: the CUDA context, NCCL buffers and allocator fragmentation take the rest.
-/// **Assumption**: 90 %. (What CUDA itself reports is a little less than nvidia-smi's total,
-/// e.g. 79.1 against 79.6 GiB on an H100 in PyTorch's out-of-memory messages; that is inside
-/// the 10 % left.)
+/// Fraction of the driver's total GPU memory (nvidia-smi's figure,
+/// [`crate::model::hardware::Gpu::mem_bytes`]) usable by tensors: the CUDA context, NCCL
+/// buffers and allocator fragmentation take the rest. **Assumption**: 90 %. (What CUDA itself
+/// reports is a little less than nvidia-smi's total, e.g. 79.1 against 79.6 GiB on an H100 in
+/// PyTorch's out-of-memory messages; that is inside the 10 % left.)
 const USABLE_MEMORY: f64 = 0.90;
 
 /// Mixed-precision Adam keeps 16 bytes per parameter: 2 (16-bit weights), 2 (16-bit grads) and
