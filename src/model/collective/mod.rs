@@ -35,7 +35,7 @@ use super::hardware::{
 };
 use super::topology::Topology;
 use super::ModelError;
-use rounds::{tree_tick_latency_us, RoundBase};
+use rounds::RoundBase;
 
 /// Which collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -304,10 +304,7 @@ fn costs(
         let base = RoundBase::new(c, &g, uplinks(c, &g));
         for (t, p) in totals.iter_mut().zip(protos) {
             if algo == Algo::Tree {
-                let rt = RoundTime {
-                    latency: tree_tick_latency_us(c, *p) * 1e-6,
-                    ..base.at(c, *p)
-                };
+                let rt = base.tree_tick(c, *p);
                 let (h, x) = (rt.latency, rt.transfer);
                 let ticks = |slices: u32| tree_depth2 + f64::from(slices) - 1.0;
                 let time = |slices: u32| ticks(slices) * (h + x / f64::from(slices));

@@ -152,6 +152,14 @@ impl RoundBase {
         }
     }
 
+    /// The round as one tick of the pipelined double tree under protocol `p` ([`tree_tick`]).
+    pub(super) fn tree_tick(&self, c: &Cluster, p: Protocol) -> RoundTime {
+        RoundTime {
+            latency: tree_tick_latency_us(c, p) * 1e-6,
+            ..self.at(c, p)
+        }
+    }
+
     /// The round under protocol `p`.
     pub(super) fn at(&self, c: &Cluster, p: Protocol) -> RoundTime {
         let f = p.bw_factor();
@@ -207,7 +215,7 @@ impl RoundBase {
 /// 2·((ppn − 1)·intra + log2(nodes)·inter) along its depth (NCCL 2.29.7 `tuning.cc` line 380),
 /// NVLink (or PCIe) latencies on the chain inside a node and network latencies between nodes;
 /// spread evenly over the ticks of one pass down the tree's height.
-pub(super) fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
+fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
     let g = c.per_node.min(c.gpus).max(1);
     let k = c.nodes().max(1);
     let intra = p.hop_latency_us(Algo::Tree, c.intra_link());
@@ -220,10 +228,7 @@ pub(super) fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
 /// One tick of the pipelined double tree: its busiest stage's transfer, and the tree's latency
 /// per tick (`tree_tick_latency_us`). The cost and the explicit schedule both use it.
 pub fn tree_tick(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
-    RoundTime {
-        latency: tree_tick_latency_us(c, p) * 1e-6,
-        ..round_time(c, p, g)
-    }
+    RoundBase::new(c, g, uplinks(c, g)).tree_tick(c, p)
 }
 
 /// The round groups of an algorithm (collected; see [`each_group`]).
