@@ -164,3 +164,24 @@ test('section links scroll without disturbing the scenario in the hash', async (
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+test('PCIe peer-to-peer: shown for a PCIe box, off by default for GeForce cards, and turning it on speeds the all-reduce', async () => {
+  const { page, context, problems } = await openPage(env, 'gpus=8&per_node=8&gpu=rtx4090&intra=pcie5&model=gpt2-xl');
+  const p2p = page.locator('[data-testid=p2p]');
+  await p2p.waitFor();
+  assert.match(await p2p.locator('option:checked').textContent(), /auto: off/);
+  const busbw = async () => Number((await page.locator('[data-testid=collective]').textContent()).match(/busbw ([\d.]+) GB\/s/)[1]);
+  const relayed = await busbw();
+  await p2p.selectOption('1');
+  await page.waitForFunction(() => location.hash.includes('p2p=1'));
+  await page.waitForFunction((before) => {
+    const m = document.querySelector('[data-testid=collective]').textContent.match(/busbw ([\d.]+) GB\/s/);
+    return m && Number(m[1]) > before;
+  }, relayed);
+  assert.ok(await busbw() > relayed, 'peer-to-peer is faster than the host relay');
+  // On NVLink the choice means nothing, and is not offered.
+  await page.locator('[data-testid=intra]').selectOption('nvlink4');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=p2p]'));
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

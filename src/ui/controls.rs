@@ -4,7 +4,7 @@ use super::explainer::Term;
 use super::state::{Lab, PRESETS};
 use crate::model::collective::Algo;
 use crate::model::goodput;
-use crate::model::hardware::{FABRICS, GPUS, NETWORKS};
+use crate::model::hardware::{FabricKind, FABRICS, GPUS, NETWORKS};
 use crate::model::keys::{self, Accepts, MAX_GPUS, PER_NODE_STEPS};
 use crate::model::scenario::{Model, Scaling, Setup};
 use crate::model::topology::Routing;
@@ -367,10 +367,13 @@ pub fn Controls() -> impl IntoView {
                 options=Signal::derive(|| opts(&FABRICS, |f| (f.id.to_string(), f.name.to_string())))
                 value=Signal::derive(move || lab.setup.with(|s| s.intra.id.to_string()))
             />
-            <Choice label="PCIe peer-to-peer" key="p2p" testid="p2p"
-                options=auto_options(lab, |s| if s.p2p { "on" } else { "off (GeForce driver)" },
-                    &[("1", "on"), ("0", "off: relayed through host memory")])
-                value=key_value(lab, "p2p") />
+            // Peer-to-peer matters only on PCIe: NVLink and xGMI always reach the peer.
+            {move || lab.setup.with(|s| s.intra.kind == FabricKind::Pcie).then(|| view! {
+                <Choice label="PCIe peer-to-peer" key="p2p" testid="p2p"
+                    options=auto_options(lab, |s| if s.p2p { "on" } else { "off (GeForce driver)" },
+                        &[("1", "on"), ("0", "off: relayed through host memory")])
+                    value=key_value(lab, "p2p") />
+            })}
             <InterChoice />
             <Choice
                 label="NICs per node"
