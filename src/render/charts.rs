@@ -3,6 +3,7 @@
 //! zoom) so fonts, margins and strokes stay crisp and readable.
 
 use super::figure::Figure;
+use super::plot::Ink;
 use super::series::{group, Point, ScalingData};
 use super::train::{money, RunData, TimeShares, RUN_PARTS};
 use crate::model::hardware::Network;
@@ -35,28 +36,9 @@ pub struct Style {
     pub projector: bool,
 }
 
+// Sizes and theme colours (`px`, `font`, `fg`, `bg`) come from [`Ink`], which every chart of
+// the page shares.
 impl Style {
-    fn px(&self, css: f64) -> u32 {
-        let k = if self.projector { 1.5 } else { 1.0 };
-        (css * self.scale * k).round().max(1.0) as u32
-    }
-    fn font(&self, css: f64) -> f64 {
-        css * self.scale * if self.projector { 1.4 } else { 1.0 }
-    }
-    fn fg(&self) -> RGBColor {
-        if self.dark {
-            RGBColor(235, 235, 235)
-        } else {
-            RGBColor(20, 20, 20)
-        }
-    }
-    fn bg(&self) -> RGBColor {
-        if self.dark {
-            RGBColor(24, 26, 31)
-        } else {
-            RGBColor(255, 255, 255)
-        }
-    }
     /// The model's own line: black on light, white on dark.
     fn ink(&self) -> RGBColor {
         if self.dark {

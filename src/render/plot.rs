@@ -1,6 +1,6 @@
-//! Sizes, colours and number labels shared by the validation scatter and the measured-run chart,
-//! by the same rules as [`super::charts::Style`]: device pixels, `scale` = devicePixelRatio, larger
-//! type and thicker lines in projector mode, light or dark ink.
+//! Sizes, colours and number labels shared by every chart (the explorer's, the validation
+//! scatter, the measured-run chart) for a [`super::charts::Style`]: device pixels, `scale` =
+//! devicePixelRatio, larger type and thicker lines in projector mode, light or dark ink.
 
 use super::charts::Style;
 use plotters::style::RGBColor;
