@@ -94,6 +94,18 @@ impl Canvas {
         }
     }
 
+    /// Adds the points as one sub-path of the current path: a move to the first, lines to the
+    /// rest.
+    fn trace(&self, path: impl IntoIterator<Item = BackendCoord>) {
+        let mut path = path.into_iter();
+        if let Some(start) = path.next() {
+            self.ctx.move_to(f64::from(start.0), f64::from(start.1));
+        }
+        for p in path {
+            self.ctx.line_to(f64::from(p.0), f64::from(p.1));
+        }
+    }
+
     /// Continues the current path if it has the same style, else draws it and starts one.
     fn join(&mut self, batch: Batch) {
         if self.batch == Some(batch) {
@@ -249,17 +261,14 @@ impl DrawingBackend for Canvas {
         if c.1 == 0.0 {
             return Ok(());
         }
-        let mut path = path.into_iter();
-        let Some(start) = path.next() else {
+        let mut path = path.into_iter().peekable();
+        if path.peek().is_none() {
             return Ok(());
-        };
+        }
         // A sub-path of the current path: its joins stay its own (a dashed line is a hundred
         // two-point paths).
         self.join(Batch::Stroke(c, style.stroke_width()));
-        self.ctx.move_to(f64::from(start.0), f64::from(start.1));
-        for p in path {
-            self.ctx.line_to(f64::from(p.0), f64::from(p.1));
-        }
+        self.trace(path);
         Ok(())
     }
 
@@ -272,16 +281,13 @@ impl DrawingBackend for Canvas {
         if c.1 == 0.0 {
             return Ok(());
         }
-        let mut path = path.into_iter();
-        let Some(start) = path.next() else {
+        let mut path = path.into_iter().peekable();
+        if path.peek().is_none() {
             return Ok(());
-        };
+        }
         self.flush();
         self.join(Batch::Fill(c));
-        self.ctx.move_to(f64::from(start.0), f64::from(start.1));
-        for p in path {
-            self.ctx.line_to(f64::from(p.0), f64::from(p.1));
-        }
+        self.trace(path);
         self.ctx.close_path();
         self.flush();
         Ok(())
