@@ -92,3 +92,19 @@ pub fn set_body_class(name: &str, on: bool) {
         };
     }
 }
+
+/// Sizes a canvas's backing store to `w` × `h` CSS pixels at `dpr` device pixels each, and
+/// returns that size. Only when it changed: resizing invalidates layout, and the next canvas's
+/// size read would force a reflow of the whole page.
+pub fn size_backing_store(
+    canvas: &web_sys::HtmlCanvasElement,
+    (w, h): (f64, f64),
+    dpr: f64,
+) -> (u32, u32) {
+    let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
+    if canvas.width() != pw || canvas.height() != ph {
+        canvas.set_width(pw);
+        canvas.set_height(ph);
+    }
+    (pw, ph)
+}

@@ -2,7 +2,9 @@
 //! as the canvas's accessible name, and a data table with CSV export. What the texts and the
 //! table say is decided by `render::figure`; this file wires it to signals and the canvas.
 
-use super::browser::{device_pixel_ratio, download, download_png, now_ms, record_perf};
+use super::browser::{
+    device_pixel_ratio, download, download_png, now_ms, record_perf, size_backing_store,
+};
 use super::canvas::Canvas;
 use super::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
 use super::state::Lab;
@@ -115,13 +117,7 @@ pub fn ChartPanel(
             return;
         }
         // The backend draws in backing-store pixels: size the store to the device pixels.
-        // Only when it changed: resizing invalidates layout, and the next canvas's size read
-        // would force a reflow of the whole page.
-        let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
-        if c.width() != pw || c.height() != ph {
-            c.set_width(pw);
-            c.set_height(ph);
-        }
+        size_backing_store(&c, (w, h), dpr);
         let style = Style {
             scale: dpr,
             dark: dark.get(),

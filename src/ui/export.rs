@@ -3,7 +3,7 @@
 //! with its panel's title above and the scenario below, so the picture says what it shows; and
 //! the printed page, whose print-only parts are filled while the page prints.
 
-use super::browser::media_query;
+use super::browser::{media_query, size_backing_store};
 use super::canvas::Canvas;
 use super::hooks::use_media_query;
 use super::state::{read_hash, Lab, Route};
@@ -164,8 +164,7 @@ fn redraw(
     let lab = use_context::<Lab>()?;
     let testid = canvas.get_attribute("data-testid")?;
     let out = new_canvas()?;
-    out.set_width((css_w * scale).round() as u32);
-    out.set_height((css_h * scale).round() as u32);
+    size_backing_store(&out, (css_w, css_h), scale);
     // The topology is drawn by the page's own painter, at the picture's scale.
     if testid == "topology-canvas" {
         let view = lab.scenario.with_untracked(|sc| {

@@ -2,7 +2,7 @@
 //! data its drawing function reads, its size, the theme or projector mode change — for the
 //! validation scatter and the measured-run chart (the explorer's charts have their own panel).
 
-use super::browser::device_pixel_ratio;
+use super::browser::{device_pixel_ratio, size_backing_store};
 use super::canvas::Canvas;
 use super::hooks::{use_element_size, use_prefers_dark};
 use super::state::Lab;
@@ -31,13 +31,8 @@ where
             return;
         }
         let dpr = device_pixel_ratio();
-        // The backend draws in backing-store pixels: size the store to the device pixels,
-        // only when it changed (a resize invalidates the page's layout).
-        let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
-        if c.width() != pw || c.height() != ph {
-            c.set_width(pw);
-            c.set_height(ph);
-        }
+        // The backend draws in backing-store pixels: size the store to the device pixels.
+        size_backing_store(&c, (w, h), dpr);
         let style = Style {
             scale: dpr,
             dark,

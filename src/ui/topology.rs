@@ -2,7 +2,9 @@
 //! `render::topology` and painted here at device resolution. Its description is the canvas's
 //! accessible name; its tiers are a data table with CSV, like the charts'.
 
-use super::browser::{device_pixel_ratio, download, download_png, now_ms, record_perf};
+use super::browser::{
+    device_pixel_ratio, download, download_png, now_ms, record_perf, size_backing_store,
+};
 use super::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
 use super::state::Lab;
 use crate::model::report::CollectiveReport;
@@ -59,11 +61,7 @@ pub(super) fn paint(
     dark: bool,
     dpr: f64,
 ) {
-    let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
-    if canvas.width() != pw || canvas.height() != ph {
-        canvas.set_width(pw);
-        canvas.set_height(ph);
-    }
+    let (pw, ph) = size_backing_store(canvas, (w, h), dpr);
     let Some(ctx) = canvas
         .get_context("2d")
         .ok()

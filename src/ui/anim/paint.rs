@@ -9,7 +9,7 @@ use crate::render::charts::{PALETTE, PART_COLOURS};
 use crate::render::playable::{Playable, Show};
 use crate::render::series::{duration, group};
 use crate::render::timeline::{BarKind, Timeline};
-use crate::ui::browser::device_pixel_ratio;
+use crate::ui::browser::{device_pixel_ratio, size_backing_store};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -70,11 +70,7 @@ impl Painter {
         if cw < 10.0 || ch < 10.0 {
             return None;
         }
-        let (pw, ph) = ((cw * dpr).round() as u32, (ch * dpr).round() as u32);
-        if canvas.width() != pw || canvas.height() != ph {
-            canvas.set_width(pw);
-            canvas.set_height(ph);
-        }
+        let (pw, ph) = size_backing_store(canvas, (cw, ch), dpr);
         let ctx = canvas
             .get_context("2d")
             .ok()
