@@ -232,6 +232,41 @@ fn pinned_curve<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
     Ok(())
 }
 
+/// The live curve (`y` of each point): a line with dot markers in the model's ink, and a ring at
+/// the chosen count. Returns the chosen point's GPU count, for the legend.
+fn live_curve<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
+    chart: &mut GpuChart<'a, DB, Y>,
+    d: &ScalingData,
+    y: impl Fn(&Point) -> f64,
+    st: &Style,
+) -> DrawResult<Option<u32>> {
+    let ink = st.ink();
+    let xy: Vec<(f64, f64)> = d.points.iter().map(|p| (f64::from(p.gpus), y(p))).collect();
+    chart
+        .draw_series(LineSeries::new(xy.clone(), ink.stroke_width(st.px(3.0))))
+        .map_err(err)?;
+    chart
+        .draw_series(
+            xy.iter()
+                .map(|(x, y)| Circle::new((*x, *y), st.px(2.5), ink.filled())),
+        )
+        .map_err(err)?;
+    let Some(p) = d.chosen_point() else {
+        return Ok(None);
+    };
+    chart
+        .draw_series(std::iter::once(Circle::new(
+            (f64::from(p.gpus), y(p)),
+            st.px(7.0),
+            CHOSEN_COLOUR.stroke_width(st.px(3.0)),
+        )))
+        .map_err(err)?;
+    Ok(Some(p.gpus))
+}
+
+/// The ring marking the chosen GPU count.
+const CHOSEN_COLOUR: RGBColor = PALETTE[4];
+
 /// Speedup against GPU count (log–log): ideal, the model, the matching Amdahl curve, a marker at
 /// the chosen count, out-of-memory counts shaded.
 pub fn draw_speedup<DB: DrawingBackend>(
@@ -284,38 +319,15 @@ fn draw_speedup_with<DB: DrawingBackend>(
         pinned_curve(&mut chart, a, |p| p.speedup.max(1.0), st)?;
         entries.push(("A (pinned)".into(), Glyph::Line(PINNED_COLOUR, true)));
     }
-    let ink = st.ink();
-    let model: Vec<(f64, f64)> = d
-        .points
-        .iter()
-        .map(|p| (f64::from(p.gpus), p.speedup.max(1.0)))
-        .collect();
-    chart
-        .draw_series(LineSeries::new(model.clone(), ink.stroke_width(st.px(3.0))))
-        .map_err(err)?;
+    let chosen = live_curve(&mut chart, d, |p| p.speedup.max(1.0), st)?;
     let live = if pinned.is_some() {
         "B (live)"
     } else {
         "this cluster (model)"
     };
-    entries.push((live.into(), Glyph::Line(ink, false)));
-    chart
-        .draw_series(
-            model
-                .iter()
-                .map(|(x, y)| Circle::new((*x, *y), st.px(2.5), ink.filled())),
-        )
-        .map_err(err)?;
-    if let Some(p) = d.chosen_point() {
-        let c = PALETTE[4];
-        chart
-            .draw_series(std::iter::once(Circle::new(
-                (f64::from(p.gpus), p.speedup.max(1.0)),
-                st.px(7.0),
-                c.stroke_width(st.px(3.0)),
-            )))
-            .map_err(err)?;
-        entries.push((format!("chosen: {} GPUs", p.gpus), Glyph::Ring(c)));
+    entries.push((live.into(), Glyph::Line(st.ink(), false)));
+    if let Some(gpus) = chosen {
+        entries.push((format!("chosen: {gpus} GPUs"), Glyph::Ring(CHOSEN_COLOUR)));
     }
     legend(
         &chart.plotting_area().strip_coord_spec(),
@@ -456,30 +468,7 @@ fn draw_efficiency_with<DB: DrawingBackend>(
     if let Some(a) = pinned {
         pinned_curve(&mut chart, a, |p| p.efficiency.clamp(0.0, 1.05), st)?;
     }
-    let pts: Vec<(f64, f64)> = d
-        .points
-        .iter()
-        .map(|p| (f64::from(p.gpus), p.efficiency.clamp(0.0, 1.05)))
-        .collect();
-    let w = st.px(3.0);
-    chart
-        .draw_series(LineSeries::new(pts.clone(), ink.stroke_width(w)))
-        .map_err(err)?;
-    chart
-        .draw_series(
-            pts.iter()
-                .map(|(x, y)| Circle::new((*x, *y), st.px(2.5), ink.filled())),
-        )
-        .map_err(err)?;
-    if let Some(p) = d.chosen_point() {
-        chart
-            .draw_series(std::iter::once(Circle::new(
-                (f64::from(p.gpus), p.efficiency.clamp(0.0, 1.05)),
-                st.px(7.0),
-                PALETTE[4].stroke_width(st.px(3.0)),
-            )))
-            .map_err(err)?;
-    }
+    live_curve(&mut chart, d, |p| p.efficiency.clamp(0.0, 1.05), st)?;
     if pinned.is_none() {
         legend(
             &chart.plotting_area().strip_coord_spec(),
@@ -754,7 +743,7 @@ pub fn draw_time_to_train<DB: DrawingBackend>(
         (0.01, 100.0)
     };
     let (c_ideal, c_step, ink) = (PALETTE[2], PALETTE[5], st.ink());
-    let (c_fast, c_cheap, c_chosen) = (PALETTE[3], PALETTE[1], PALETTE[4]);
+    let (c_fast, c_cheap, c_chosen) = (PALETTE[3], PALETTE[1], CHOSEN_COLOUR);
     let fastest = d.fastest().map(|i| &d.points[i]);
     let cheapest = d.cheapest().map(|i| &d.points[i]);
     let oom = super::series::unfit_ranges(d.points.iter().map(|p| (p.gpus, p.fits)));
