@@ -284,7 +284,7 @@ pub fn goodput(s: &Setup, r: &StepResult) -> Goodput {
         s.slow_gpus,
         s.slow_factor,
     );
-    let state_bytes = r.memory.weights + r.memory.gradients + r.memory.optimizer;
+    let state_bytes = r.memory.state();
     let nodes = f64::from(s.nodes());
     let rel = reliability(
         s.gpus,

@@ -670,7 +670,7 @@ pub const KEYS: &[Key] = &[
         accepts: Accepts::OneOf(ids::<Recompute>),
         default: "none",
         unit: "",
-        doc: "activation recomputation: `selective` recomputes the attention core, `full` each layer's forward",
+        doc: "activation recomputation: `selective` recomputes the attention core (Megatron), `ops` every second matmul and the cheap ops between them (torchtitan's op-level policy), `full` each layer's forward",
         applies: Applies::Step,
         always: false,
         field: |s| &mut s.recompute,

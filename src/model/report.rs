@@ -133,8 +133,10 @@ pub struct MemoryGib {
     pub gradients: f64,
     /// Optimizer state.
     pub optimizer: f64,
-    /// Activations (and logits).
+    /// Activations kept for the backward pass.
     pub activations: f64,
+    /// Working buffers at the peak (the loss's, ZeRO-3's gathered units).
+    pub buffers: f64,
 }
 
 /// Where a step's time goes, ms (serialised flat: `step_ms`, `compute_ms`, …).
@@ -323,6 +325,7 @@ impl StepReport {
                 gradients: r.memory.gradients / GIB,
                 optimizer: r.memory.optimizer / GIB,
                 activations: r.memory.activations / GIB,
+                buffers: r.memory.buffers / GIB,
             },
             fits: r.memory.fits(),
             step_ms_p50: b.total() * 1e3,

@@ -102,8 +102,11 @@ pub struct Memory {
     pub gradients: f64,
     /// Optimizer state this GPU holds.
     pub optimizer: f64,
-    /// Activations kept for the backward pass (and the logits on the last stage).
+    /// Activations kept for the backward pass.
     pub activations: f64,
+    /// Working buffers alive at the peak and freed within the step: the loss's FP32 buffers on
+    /// the last stage (or, if larger, a recomputed layer), and ZeRO-3's gathered units.
+    pub buffers: f64,
     /// Usable capacity.
     pub capacity: f64,
 }
@@ -111,7 +114,13 @@ pub struct Memory {
 impl Memory {
     /// Total bytes.
     pub fn total(&self) -> f64 {
-        self.weights + self.gradients + self.optimizer + self.activations
+        self.weights + self.gradients + self.optimizer + self.activations + self.buffers
+    }
+
+    /// The training state a checkpoint saves from this GPU: weights, gradients and optimizer
+    /// state, without working buffers.
+    pub fn state(&self) -> f64 {
+        self.weights + self.gradients + self.optimizer
     }
 
     /// Does it fit?
@@ -438,12 +447,24 @@ pub fn memory(s: &Setup) -> Memory {
         (WEIGHT_BYTES_16, OPTIMIZER_BYTES_MIXED)
     };
     let z = s.zero;
+    let pp_f = f64::from(s.pp);
+    // ZeRO-3 gathers one unit at a time, and prefetches the next: two units' 16-bit weights and
+    // one unit's gradient exist whole (PyTorch FSDP docs, `forward_prefetch`/`backward_prefetch`).
+    // A unit is a layer, or the output layer (V·h/tp) where that is larger.
+    let gathered = if z >= 3 {
+        let layer = params / (f64::from(w.layers()) / pp_f).max(1.0);
+        let output = w
+            .vocab_and_hidden()
+            .map_or(0.0, |(v, h)| v * h / f64::from(s.tp));
+        layer.max(output) * (2.0 * WEIGHT_BYTES_16 + p.grad_bytes())
+    } else {
+        0.0
+    };
     let weights = params * wbytes / if z >= 3 { dp } else { 1.0 };
     let gradients = params * p.grad_bytes() / if z >= 2 { dp } else { 1.0 };
     let optimizer = params * obytes / if z >= 1 { dp } else { 1.0 };
     // 1F1B keeps up to pp micro-batches of activations alive on the first stage; interleaving
     // adds (p−1)/(p·v) of a stage's worth more (Narayanan et al. 2021 §2.2.2).
-    let pp_f = f64::from(s.pp);
     let interleave = if s.vpp > 1 {
         1.0 + (pp_f - 1.0) / (pp_f * f64::from(s.vpp))
     } else {
@@ -464,18 +485,21 @@ pub fn memory(s: &Setup) -> Memory {
         0.0
     };
     let act_scale = if p.is_fp32() { 2.0 } else { 1.0 };
-    // The logits live on the last stage only; with one stage they add to its activations.
-    let logits = if s.pp == 1 {
-        w.logits_bytes_per_sample(s.tp)
+    // The loss runs on the last stage only. With one stage its buffers add to the stored
+    // activations at the peak, when the backward pass starts; a recomputed layer's working set
+    // comes later, once the loss's buffers are freed.
+    let loss = if s.pp == 1 {
+        w.loss_bytes_per_sample(s.tp)
     } else {
         0.0
     };
-    let activations = (act_bytes * in_flight + working + logits) * act_scale * f64::from(s.micro);
+    let micro = f64::from(s.micro);
     Memory {
         weights,
         gradients,
         optimizer,
-        activations,
+        activations: act_bytes * in_flight * act_scale * micro,
+        buffers: loss.max(working * act_scale) * micro + gathered,
         capacity: s.gpu.mem_bytes() * USABLE_MEMORY,
     }
 }

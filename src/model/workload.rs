@@ -37,11 +37,21 @@ pub enum Recompute {
     Selective,
     /// Recompute each layer's forward from its input.
     Full,
+    /// PyTorch's selective checkpointing by operator, as torchtitan configures it
+    /// (`selective_ac_option = "op"`; `_save_list` and the policy in `parallelize_llama.py`, as
+    /// of the December 2024 benchmarks): the outputs of matmuls are kept except every second one, and so is the
+    /// attention kernel's output; norms, activations and the skipped matmuls are recomputed.
+    Ops,
 }
 
 impl Recompute {
     /// All options.
-    pub const ALL: [Recompute; 3] = [Recompute::None, Recompute::Selective, Recompute::Full];
+    pub const ALL: [Recompute; 4] = [
+        Recompute::None,
+        Recompute::Selective,
+        Recompute::Ops,
+        Recompute::Full,
+    ];
 
     /// Scenario id.
     pub fn id(self) -> &'static str {
@@ -49,6 +59,7 @@ impl Recompute {
             Recompute::None => "none",
             Recompute::Selective => "selective",
             Recompute::Full => "full",
+            Recompute::Ops => "ops",
         }
     }
 
@@ -110,6 +121,63 @@ pub struct Workload {
 /// Megatron-LM's weak-scaling table (Narayanan et al. 2021, Table 1: 1.7B–1T GPT models on
 /// 32–3072 A100s, 137–163 TFLOP/s per GPU); the same constant serves every transformer and GPU.
 pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.72;
+
+/// Key/value projections of a Llama-style layer relative to h (grouped-query attention with 8 of
+/// 32 or 64 heads: Llama 3 paper, Table 3) and its SwiGLU MLP width relative to h (14,336/4,096
+/// for Llama 3 8B). The stored-activation count below (34·s·h) assumes the same shape.
+const KV_SHARE: f64 = 0.25;
+const MLP_WIDTH: f64 = 3.5;
+
+/// A layer's matmuls in forward order, each as (output width, input width) in units of h:
+/// q, k, v, the attention output, the MLP's gate and up projections and its down projection
+/// (torchtitan's Llama layer: `wq, wk, wv, wo, w1, w3, w2`).
+const LAYER_MATMULS: [(f64, f64); 7] = [
+    (1.0, 1.0),
+    (KV_SHARE, 1.0),
+    (KV_SHARE, 1.0),
+    (1.0, 1.0),
+    (MLP_WIDTH, 1.0),
+    (MLP_WIDTH, 1.0),
+    (1.0, MLP_WIDTH),
+];
+
+/// Under [`Recompute::Ops`], the matmuls whose outputs are kept: the 1st, 3rd, 5th and 7th
+/// (torchtitan's policy counts matmuls and recomputes every second one).
+fn ops_kept(i: usize) -> bool {
+    i % 2 == 0
+}
+
+/// Under [`Recompute::Ops`], the share of the dense layers' forward FLOPs that the backward pass
+/// recomputes: the skipped matmuls' share of the layer's matmul FLOPs (4.75/13 for Llama 3).
+pub fn ops_recomputed_share() -> f64 {
+    let flops = |(o, i): &(f64, f64)| o * i;
+    let all: f64 = LAYER_MATMULS.iter().map(flops).sum();
+    let skipped: f64 = LAYER_MATMULS
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !ops_kept(*i))
+        .map(|(_, m)| flops(m))
+        .sum();
+    skipped / all
+}
+
+/// Bytes per token and layer, 16-bit, that [`Recompute::Ops`] keeps, split by tp: the kept
+/// matmul outputs, the attention output and the layer's input (the checkpoint's argument). The
+/// down projection's output and the layer input are whole hidden vectors, split only with
+/// sequence parallelism (or tp = 1); 15.5·h for Llama 3 at tp = 1.
+fn ops_kept_bytes_per_token(h: f64, t: f64, sp: bool) -> f64 {
+    let split_rows = if sp { t } else { 1.0 };
+    let last = LAYER_MATMULS.len() - 1;
+    let kept: f64 = LAYER_MATMULS
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| ops_kept(*i))
+        .map(|(i, (o, _))| if i == last { o / split_rows } else { o / t })
+        .sum();
+    let attention_out = 1.0 / t;
+    let input = 1.0 / split_rows;
+    2.0 * h * (kept + attention_out + input)
+}
 
 /// Passes over a layer's stored activations per training step: written in the forward pass,
 /// written again by recomputation, read in the backward pass, and the activation gradients written
@@ -389,15 +457,22 @@ impl Workload {
         }
     }
 
+    /// How many times the dense layers' FLOPs a step runs, relative to no recomputation: one
+    /// forward (⅓) more with full recomputation, the skipped matmuls' share of it under
+    /// [`Recompute::Ops`] (a policy over a transformer layer's matmuls: other models keep all).
+    fn dense_recompute_factor(&self, r: Recompute) -> f64 {
+        match (r, self.arch) {
+            (Recompute::Full, _) => 4.0 / 3.0,
+            (Recompute::Ops, Arch::Transformer { .. }) => 1.0 + ops_recomputed_share() / 3.0,
+            _ => 1.0,
+        }
+    }
+
     /// FLOPs of the dense layers (every GEMM but attention's own) per sample: 6 per parameter
     /// and token (forward 2, backward 4; Kaplan et al. 2020 §2.1) over the parameters that are
     /// multiplied, one forward more with full recomputation.
     pub fn linear_flops_per_sample(&self, a: &Activations) -> f64 {
-        let recompute = if a.recompute == Recompute::Full {
-            4.0 / 3.0
-        } else {
-            1.0
-        };
+        let recompute = self.dense_recompute_factor(a.recompute);
         match self.arch {
             Arch::Transformer { seq, .. } => {
                 6.0 * (self.params - self.lookup_params()).max(0.0) * f64::from(seq) * recompute
@@ -423,10 +498,11 @@ impl Workload {
                 ..
             } => {
                 let lhs2 = f64::from(layers) * f64::from(hidden) * f64::from(seq).powi(2);
+                // Eager attention's batched matmuls and softmax are not kept by any policy but
+                // `none`; FlashAttention's output is kept by `ops`.
                 let recomputed = match a.recompute {
                     Recompute::None => 0.0,
-                    Recompute::Selective => 4.0,
-                    Recompute::Full => 4.0,
+                    Recompute::Selective | Recompute::Ops | Recompute::Full => 4.0,
                 };
                 if a.eager {
                     (12.0 + recomputed) * lhs2
@@ -447,24 +523,30 @@ impl Workload {
     /// recomputation repeats the forward pass (+⅓); selective recomputation of eager attention
     /// repeats the attention core (4·l·h·s², Korthikanti et al. 2022 §5). FlashAttention already
     /// recomputes its scores inside its backward kernel, so selective adds nothing to it.
+    /// Operator-level checkpointing repeats the skipped matmuls' share of the dense forward (and
+    /// eager attention's core).
     pub fn hardware_flops_per_sample(&self, a: &Activations) -> f64 {
         let model = self.model_flops_per_sample();
-        match (self.arch, a.recompute) {
-            (_, Recompute::None) => model,
-            (
-                Arch::Transformer {
-                    layers,
-                    hidden,
-                    seq,
-                    ..
-                },
-                Recompute::Selective,
-            ) if a.eager => {
-                let s = f64::from(seq);
-                model + 4.0 * f64::from(layers) * f64::from(hidden) * s * s
+        let eager_core = match self.arch {
+            Arch::Transformer {
+                layers,
+                hidden,
+                seq,
+                ..
+            } if a.eager => 4.0 * f64::from(layers) * f64::from(hidden) * f64::from(seq).powi(2),
+            _ => 0.0,
+        };
+        match a.recompute {
+            Recompute::None => model,
+            Recompute::Selective => model + eager_core,
+            Recompute::Ops => {
+                let dense = self.linear_flops_per_sample(&Activations {
+                    recompute: Recompute::None,
+                    ..*a
+                });
+                model + dense * (self.dense_recompute_factor(Recompute::Ops) - 1.0) + eager_core
             }
-            (_, Recompute::Full) => model * 4.0 / 3.0,
-            (_, Recompute::Selective) => model,
+            Recompute::Full => model * 4.0 / 3.0,
         }
     }
 
@@ -500,29 +582,40 @@ impl Workload {
 
     /// Memory-bound bytes one sample moves through HBM in a training step on one GPU, for the
     /// layers it owns: `TRAFFIC_PASSES` passes over the layer activations, one more with full
-    /// recomputation. Eager attention moves its score matrix whether or not it is kept (a
-    /// recomputation writes it again). Generic models fold this into their kernel efficiency.
+    /// recomputation, and under [`Recompute::Ops`] the part of one that it does not keep.
+    /// Eager attention moves its score matrix whether or not it is kept (a recomputation writes
+    /// it again). Generic models fold this into their kernel efficiency.
     pub fn traffic_bytes_per_sample(&self, a: &Activations, layer_share: f64) -> f64 {
-        let passes = TRAFFIC_PASSES
-            + if a.recompute == Recompute::Full {
-                1.0
-            } else {
-                0.0
-            };
-        passes * self.layer_activation_bytes(a, a.eager) * f64::from(self.layers()) * layer_share
+        let layer = self.layer_activation_bytes(a, a.eager);
+        let rewritten = match (a.recompute, self.arch) {
+            (Recompute::Full, _) => 1.0,
+            (Recompute::Ops, Arch::Transformer { hidden, seq, .. }) if layer > 0.0 => {
+                let kept = f64::from(seq)
+                    * ops_kept_bytes_per_token(f64::from(hidden), f64::from(a.tp), a.sp);
+                (1.0 - kept / layer).max(0.0)
+            }
+            _ => 0.0,
+        };
+        (TRAFFIC_PASSES + rewritten) * layer * f64::from(self.layers()) * layer_share
     }
 
     /// Activation bytes per sample held for the backward pass on one GPU, for the layers it owns
-    /// (`layer_share` = 1/pp): the layer activations above, or only each layer's input (2·s·h,
-    /// split by tp with sequence parallelism) with full recomputation.
+    /// (`layer_share` = 1/pp): the layer activations above, only each layer's input (2·s·h,
+    /// split by tp with sequence parallelism) with full recomputation, or what
+    /// [`Recompute::Ops`] keeps.
     pub fn activation_bytes_per_sample(&self, a: &Activations, layer_share: f64) -> f64 {
         match self.arch {
             Arch::Transformer { hidden, seq, .. } => {
-                let per_layer = if a.recompute == Recompute::Full {
-                    let split = if a.sp { f64::from(a.tp) } else { 1.0 };
-                    f64::from(seq) * f64::from(hidden) * 2.0 / split
-                } else {
-                    self.layer_activation_bytes(a, a.stores_scores())
+                let (s, h) = (f64::from(seq), f64::from(hidden));
+                let per_layer = match a.recompute {
+                    Recompute::Full => {
+                        let split = if a.sp { f64::from(a.tp) } else { 1.0 };
+                        s * h * 2.0 / split
+                    }
+                    Recompute::Ops => s * ops_kept_bytes_per_token(h, f64::from(a.tp), a.sp),
+                    Recompute::None | Recompute::Selective => {
+                        self.layer_activation_bytes(a, a.stores_scores())
+                    }
                 };
                 per_layer * f64::from(self.layers()) * layer_share
             }
@@ -540,14 +633,18 @@ impl Workload {
         }
     }
 
-    /// The output layer's logits and their gradient, per sample on the last pipeline stage:
-    /// s·V values in 16 bits each, split over tp by Megatron's vocabulary-parallel embedding
-    /// (Korthikanti et al. 2022 §4.3 count the output layer apart; with a 128K vocabulary it is
-    /// several layers' worth).
-    pub fn logits_bytes_per_sample(&self, tp: u32) -> f64 {
+    /// Bytes alive while the loss's backward pass runs, per sample on the last pipeline stage,
+    /// split over tp by a vocabulary-parallel output layer: three s·V tensors in FP32. The loss
+    /// is computed in FP32 (`cross_entropy(pred.float(), labels)` in torchtitan and llm-foundry);
+    /// `log_softmax` keeps its output for the backward pass (PyTorch `derivatives.yaml`:
+    /// `_log_softmax_backward_data(grad, result, …)`), which writes a new gradient while the
+    /// incoming one is alive. With a 128K vocabulary this is several layers' worth (Llama 3 8B
+    /// at 8K tokens: 12.6 GB per sample). Megatron's fused vocabulary-parallel loss computes the
+    /// softmax and its gradient in place and keeps about a third of this.
+    pub fn loss_bytes_per_sample(&self, tp: u32) -> f64 {
         match self.arch {
             Arch::Transformer { seq, vocab, .. } => {
-                2.0 * 2.0 * f64::from(seq) * f64::from(vocab) / f64::from(tp)
+                3.0 * 4.0 * f64::from(seq) * f64::from(vocab) / f64::from(tp)
             }
             Arch::Generic { .. } => 0.0,
         }
@@ -562,6 +659,14 @@ impl Workload {
             Arch::Transformer { hidden, seq, .. } => {
                 Some(f64::from(micro) * f64::from(seq) * f64::from(hidden) * elem)
             }
+            Arch::Generic { .. } => None,
+        }
+    }
+
+    /// Vocabulary and hidden size of a transformer.
+    pub fn vocab_and_hidden(&self) -> Option<(f64, f64)> {
+        match self.arch {
+            Arch::Transformer { vocab, hidden, .. } => Some((f64::from(vocab), f64::from(hidden))),
             Arch::Generic { .. } => None,
         }
     }

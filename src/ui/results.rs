@@ -114,9 +114,9 @@ pub fn Results() -> impl IntoView {
         <p class="memory" data-testid="memory">
             {move || ok(&|r| {
                 let g = |x: f64| x / 1073741824.0;
-                format!("Memory per GPU: {:.1} GiB of {:.0} GiB usable (weights {:.1}, gradients {:.1}, optimizer {:.1}, activations {:.1}) — {}",
+                format!("Memory per GPU: {:.1} GiB of {:.0} GiB usable (weights {:.1}, gradients {:.1}, optimizer {:.1}, activations {:.1}, working buffers {:.1}) — {}",
                     g(r.memory.total()), g(r.memory.capacity), g(r.memory.weights), g(r.memory.gradients),
-                    g(r.memory.optimizer), g(r.memory.activations),
+                    g(r.memory.optimizer), g(r.memory.activations), g(r.memory.buffers),
                     if r.memory.fits() { "fits" } else { "does not fit" })
             })}
             " " <ExpectedError group=Group::Memory />
