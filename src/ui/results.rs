@@ -31,6 +31,7 @@ fn css(c: plotters::style::RGBColor) -> String {
 pub fn Results() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let r = lab.result;
+    let gib = |x: f64| x / 1073741824.0;
     let ok = move |f: &dyn Fn(&crate::model::step::StepResult) -> String| {
         r.with(|r| match r {
             Ok(r) => f(r),
@@ -112,12 +113,21 @@ pub fn Results() -> impl IntoView {
             }))}
         </ul>
         <p class="memory" data-testid="memory">
-            {move || ok(&|r| {
-                let g = |x: f64| x / 1073741824.0;
-                format!("Memory per GPU: {:.1} GiB of {:.0} GiB usable (weights {:.1}, gradients {:.1}, optimizer {:.1}, activations {:.1}, working buffers {:.1}) — {}",
-                    g(r.memory.total()), g(r.memory.capacity), g(r.memory.weights), g(r.memory.gradients),
-                    g(r.memory.optimizer), g(r.memory.activations), g(r.memory.buffers),
-                    if r.memory.fits() { "fits" } else { "does not fit" })
+            {move || r.with(|r| match r {
+                Ok(r) => {
+                    let m = r.memory;
+                    let head = format!("Memory per GPU: {:.1} GiB of {:.0} GiB usable (weights {:.1}, gradients {:.1}, optimizer {:.1}, ",
+                        gib(m.total()), gib(m.capacity), gib(m.weights), gib(m.gradients), gib(m.optimizer));
+                    let fits = if m.fits() { "fits" } else { "does not fit" };
+                    view! {
+                        {head}
+                        <Term id="activations">"activations"</Term>
+                        {format!(" {:.1}, ", gib(m.activations))}
+                        <Term id="working-buffers">"working buffers"</Term>
+                        {format!(" {:.1}) — {fits}", gib(m.buffers))}
+                    }.into_any()
+                }
+                Err(_) => "—".into_any(),
             })}
             " " <ExpectedError group=Group::Memory />
         </p>
