@@ -360,3 +360,29 @@ fn gathered_weights_are_not_checkpointed() {
     let total = state(&z3) + z3.memory_gib.activations + z3.memory_gib.buffers;
     assert!((z3.memory_gib_per_gpu - total).abs() < 1e-9);
 }
+
+/// FlashAttention's speed depends on the sequence length (Dao 2023, Fig. 4 and the H100 figure:
+/// a short sequence gives the kernel few tiles per head), and the first FlashAttention, which
+/// llm-foundry's tables ran, reaches under half of FlashAttention-2's. Before, one rate at 4K
+/// tokens served every length and kernel.
+#[test]
+fn flash_attention_speed_follows_length_and_version() {
+    use gpu_scaling_lab::model::hardware::flash_rate_at;
+    assert!((flash_rate_at(4096.0, false) - 1.0).abs() < 1e-12);
+    assert!(flash_rate_at(512.0, false) < 0.6 && flash_rate_at(16384.0, false) > 1.1);
+    assert!(flash_rate_at(128.0, false) == flash_rate_at(512.0, false));
+    assert!((flash_rate_at(4096.0, true) - 0.434).abs() < 1e-12);
+    let ms = |attn: &str| {
+        step(&format!(
+            "model=llama3-8b&gpus=8&zero=3&micro=1&attn={attn}"
+        ))
+        .times
+        .step_ms
+    };
+    assert!(
+        ms("flash1") > 1.15 * ms("flash"),
+        "{} vs {}",
+        ms("flash1"),
+        ms("flash")
+    );
+}

@@ -143,6 +143,40 @@ impl Gpu {
     }
 }
 
+/// Sequence lengths of the FlashAttention curves below, tokens.
+const FLASH_SEQS: [f64; 6] = [512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0];
+
+/// FlashAttention-2's forward+backward rate by sequence length relative to its rate at 4K
+/// tokens, causal, head dimension 128 (Dao 2023, Fig. 4(d) on A100: 99/133/155/173/182/189
+/// TFLOP/s; the H100 figure (d): 163/221/265/294/308/328). Short sequences give a kernel few
+/// tiles per head. The two GPUs agree within 4 %, so their mean serves every GPU.
+const FLASH2_BY_SEQ: [f64; 6] = [0.563, 0.760, 0.899, 1.0, 1.050, 1.104];
+
+/// The same for the first FlashAttention, whose Triton port runs within 5 % of it on A100
+/// (Dao 2023, Fig. 4(d): FlashAttention 55/62/69/76/80/83, Triton 50/61/68/74/78/80; the H100
+/// figure: 98/109/108/126/135/137), mean of A100 and H100.
+const FLASH1_BY_SEQ: [f64; 6] = [0.751, 0.840, 0.883, 1.0, 1.062, 1.090];
+
+/// The first FlashAttention's rate at 4K tokens relative to FlashAttention-2's, causal, head
+/// dimension 128: 76/173 on A100, 126/294 on H100 (same figures), mean 0.434. **Assumption**:
+/// the same share on other GPUs.
+const FLASH1_SHARE: f64 = 0.434;
+
+/// A FlashAttention kernel's rate at `seq` tokens relative to FlashAttention-2's at 4K
+/// (`flash1` picks the first version): the curves above, linear in log₂ of the length,
+/// held at their ends outside 512–16K.
+pub fn flash_rate_at(seq: f64, flash1: bool) -> f64 {
+    let (curve, share) = if flash1 {
+        (&FLASH1_BY_SEQ, FLASH1_SHARE)
+    } else {
+        (&FLASH2_BY_SEQ, 1.0)
+    };
+    let x = seq.log2().clamp(FLASH_SEQS[0].log2(), FLASH_SEQS[5].log2());
+    let i = ((x - FLASH_SEQS[0].log2()) as usize).min(FLASH_SEQS.len() - 2);
+    let t = x - FLASH_SEQS[i].log2();
+    share * (curve[i] + t * (curve[i + 1] - curve[i]))
+}
+
 /// GPUs in the catalog.
 pub const GPUS: [Gpu; 7] = [
     // V100 SXM2 32 GB — NVIDIA V100 datasheet (2020): 15.7 FP32, 125 tensor FP16; no TF32/BF16/FP8;

@@ -45,19 +45,23 @@ pub enum Attn {
     /// FlashAttention (Dao et al. 2022): the s×s score matrix is never written to HBM; the
     /// backward pass recomputes it tile by tile.
     Flash,
+    /// The first FlashAttention (Dao et al. 2022) or its Triton port: the same memory, less
+    /// than half FlashAttention-2's speed (llm-foundry's `attn_impl` until 2024).
+    Flash1,
     /// Eager attention: scores, softmax and dropout mask are stored for the backward pass
     /// (Korthikanti et al. 2022, eq. 1: the 5·a·s/h term).
     Eager,
 }
 
 impl Attn {
-    /// Both, default first.
-    pub const ALL: [Attn; 2] = [Attn::Flash, Attn::Eager];
+    /// Every kernel, default first.
+    pub const ALL: [Attn; 3] = [Attn::Flash, Attn::Flash1, Attn::Eager];
 
     /// Scenario id.
     pub fn id(self) -> &'static str {
         match self {
             Attn::Flash => "flash",
+            Attn::Flash1 => "flash1",
             Attn::Eager => "eager",
         }
     }
@@ -685,11 +689,11 @@ impl Scenario {
             ));
         }
         let attn = match (self.attn, self.gpu.flash_attention_efficiency) {
-            (Some(Attn::Flash), None) => {
+            (Some(Attn::Flash | Attn::Flash1), None) => {
                 return Err(ModelError::new(
                     "attn",
                     format!(
-                        "FlashAttention-2 needs an Ampere or newer GPU; {} runs attn=eager",
+                        "FlashAttention needs an Ampere or newer GPU; {} runs attn=eager",
                         self.gpu.id
                     ),
                 ))

@@ -5,8 +5,8 @@
 //! [`Setup`]; the "what if" questions of the verdict change a [`Scenario`] and resolve it again.
 
 use super::collective::{self, Algo, Cluster, Op};
-use super::hardware::Precision;
-use super::scenario::{Scaling, Scenario, Setup};
+use super::hardware::{flash_rate_at, Precision};
+use super::scenario::{Attn, Scaling, Scenario, Setup};
 use super::units::GIB;
 use super::workload::{Activations, Recompute};
 use super::ModelError;
@@ -160,7 +160,7 @@ pub struct StepResult {
 fn activations(s: &Setup) -> Activations {
     Activations {
         recompute: s.recompute,
-        eager: s.attn == super::scenario::Attn::Eager,
+        eager: s.attn == Attn::Eager,
         tp: s.tp,
         sp: s.sp,
     }
@@ -414,8 +414,12 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
         gpu.peak_flops(gemm_p).unwrap_or(1.0) * gpu.matmul_efficiency_at(gemm_p) * kernel;
     let attn_p = gpu.attention_precision(p);
     let attn_peak = gpu.peak_flops(attn_p).unwrap_or(1.0);
-    let attn_rate = match (acts.eager, gpu.flash_attention_efficiency) {
-        (false, Some(fa)) => attn_peak * fa,
+    let attn_rate = match (
+        acts.eager,
+        gpu.flash_attention_efficiency,
+        w.tokens_per_sample(),
+    ) {
+        (false, Some(fa), Some(seq)) => attn_peak * fa * flash_rate_at(seq, s.attn == Attn::Flash1),
         _ => attn_peak * gpu.matmul_efficiency * kernel,
     };
     let act_scale = if p.is_fp32() { 2.0 } else { 1.0 };
