@@ -482,12 +482,14 @@ pub fn Controls() -> impl IntoView {
                 label="Activation recomputation"
                 key="recompute"
                 testid="recompute"
-                options=Signal::derive(|| opts(&Recompute::ALL, |r| (r.id().to_string(), r.id().to_string())))
+                options=Signal::derive(|| opts(&Recompute::ALL, |r| (r.id().to_string(), recompute_label(*r).to_string())))
                 value=Signal::derive(move || sc.with(|s| s.recompute.id().to_string()))
             />
+            <p class="hint terms">"What is kept and what is computed again: " <Term id="recompute">"recomputation"</Term></p>
             <Choice label="Attention kernel" key="attn" testid="attn"
                 options=auto_options(lab, |s| s.attn.id(), &[
                     ("flash", "FlashAttention-2"),
+                    ("flash1", "FlashAttention 1 / Triton"),
                     ("eager", "eager: stores the score matrix"),
                 ])
                 value=key_value(lab, "attn") />
@@ -582,5 +584,15 @@ pub fn CompactControls() -> impl IntoView {
             <div><InterChoice /></div>
             <div><ModelChoice /></div>
         </div>
+    }
+}
+
+/// A recomputation choice as the control shows it.
+fn recompute_label(r: Recompute) -> &'static str {
+    match r {
+        Recompute::None => "none: keep everything",
+        Recompute::Selective => "selective (Megatron)",
+        Recompute::Ops => "ops (torchtitan)",
+        Recompute::Full => "full: whole layers",
     }
 }
