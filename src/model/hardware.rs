@@ -148,13 +148,16 @@ const FLASH_SEQS: [f64; 6] = [512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0];
 
 /// FlashAttention-2's forward+backward rate by sequence length relative to its rate at 4K
 /// tokens, causal, head dimension 128 (Dao 2023, Fig. 4(d) on A100: 99/133/155/173/182/189
-/// TFLOP/s; the H100 figure (d): 163/221/265/294/308/328). Short sequences give a kernel few
-/// tiles per head. The two GPUs agree within 4 %, so their mean serves every GPU.
+/// TFLOP/s; H100, panel (d) of `assets/flash2_h100_fwd_bwd_benchmark.png` in
+/// Dao-AILab/flash-attention: 163/221/265/294/308/328). Short sequences give a kernel few tiles
+/// per head. The two GPUs agree within 4 %, so their mean serves every GPU. **Assumption**: every
+/// model's attention runs like this causal, 128-wide case (BERT's is bidirectional and 64 wide).
 const FLASH2_BY_SEQ: [f64; 6] = [0.563, 0.760, 0.899, 1.0, 1.050, 1.104];
 
-/// The same for the first FlashAttention, whose Triton port runs within 5 % of it on A100
-/// (Dao 2023, Fig. 4(d): FlashAttention 55/62/69/76/80/83, Triton 50/61/68/74/78/80; the H100
-/// figure: 98/109/108/126/135/137), mean of A100 and H100.
+/// The same for the first FlashAttention (Dao 2023, Fig. 4(d): 55/62/69/76/80/83 on A100; the
+/// H100 figure: 98/109/108/126/135/137), mean of A100 and H100. Its Triton port runs within 5 %
+/// of it on A100 from 1K tokens up, 9 % slower at 512 (50/61/68/74/78/80). **Assumption**: the
+/// Triton port runs like the first FlashAttention on H100 too (the figure has no Triton bar).
 const FLASH1_BY_SEQ: [f64; 6] = [0.751, 0.840, 0.883, 1.0, 1.062, 1.090];
 
 /// The first FlashAttention's rate at 4K tokens relative to FlashAttention-2's, causal, head

@@ -656,6 +656,15 @@ impl Scenario {
             ));
         }
         let workload = self.workload()?;
+        if self.recompute == Recompute::Ops && workload.tokens_per_sample().is_none() {
+            return Err(ModelError::new(
+                "recompute",
+                format!(
+                    "recompute=ops keeps every second matmul of a transformer layer; {} is not a transformer",
+                    workload.id
+                ),
+            ));
+        }
         if let Arch::Transformer { hidden, heads, .. } = workload.arch {
             if hidden % heads != 0 {
                 return Err(ModelError::new(

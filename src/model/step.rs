@@ -452,15 +452,16 @@ pub fn memory(s: &Setup) -> Memory {
     };
     let z = s.zero;
     let pp_f = f64::from(s.pp);
-    // ZeRO-3 gathers one unit at a time, and prefetches the next: two units' 16-bit weights and
-    // one unit's gradient exist whole (PyTorch FSDP docs, `forward_prefetch`/`backward_prefetch`).
-    // A unit is a layer, or the output layer (V·h/tp) where that is larger.
+    // ZeRO-3 gathers one unit at a time and prefetches the next: two units' weights and one
+    // unit's gradient exist whole (PyTorch FSDP docs, `forward_prefetch`/`backward_prefetch`;
+    // FSDP2 prefetches one unit implicitly). A unit is a layer, or the output layer (V·h/tp)
+    // where that is larger.
     let gathered = if z >= 3 {
         let layer = params / (f64::from(w.layers()) / pp_f).max(1.0);
         let output = w
             .vocab_and_hidden()
             .map_or(0.0, |(v, h)| v * h / f64::from(s.tp));
-        layer.max(output) * (2.0 * WEIGHT_BYTES_16 + p.grad_bytes())
+        layer.max(output) * (2.0 * wbytes + p.grad_bytes())
     } else {
         0.0
     };
@@ -476,34 +477,44 @@ pub fn memory(s: &Setup) -> Memory {
     };
     let in_flight = (pp_f * interleave).min(s.micro_batches as f64).max(1.0);
     let acts = activations(s);
-    let act_bytes = w.activation_bytes_per_sample(&acts, 1.0 / pp_f);
-    // Recomputing a layer brings its full activations back while its backward runs: one layer's
-    // worth of one micro-batch on top of the stored layer inputs (Korthikanti et al. 2022 §5).
-    let working = if s.recompute == Recompute::Full {
-        let one_layer = Activations {
-            recompute: Recompute::None,
-            ..acts
-        };
-        w.activation_bytes_per_sample(&one_layer, 1.0 / f64::from(w.layers()))
-    } else {
-        0.0
-    };
     let act_scale = if p.is_fp32() { 2.0 } else { 1.0 };
-    // The loss runs on the last stage only. With one stage its buffers add to the stored
-    // activations at the peak, when the backward pass starts; a recomputed layer's working set
-    // comes later, once the loss's buffers are freed.
-    let loss = if s.pp == 1 {
-        w.loss_bytes_per_sample(s.tp)
-    } else {
-        0.0
-    };
     let micro = f64::from(s.micro);
+    // One micro-batch's stored activations on one stage.
+    let stage = w.activation_bytes_per_sample(&acts, 1.0 / pp_f) * act_scale * micro;
+    // Recomputing a layer (fully or by operator) brings back what it did not keep while the
+    // layer's backward runs: one layer of one micro-batch (Korthikanti et al. 2022 §5).
+    let working = match s.recompute {
+        Recompute::Full | Recompute::Ops => {
+            let one = 1.0 / f64::from(w.layers());
+            let whole = Activations {
+                recompute: Recompute::None,
+                ..acts
+            };
+            let again = w.activation_bytes_per_sample(&whole, one)
+                - w.activation_bytes_per_sample(&acts, one);
+            again.max(0.0) * act_scale * micro
+        }
+        Recompute::None | Recompute::Selective => 0.0,
+    };
+    let loss = w.loss_bytes_per_sample(s.tp) * micro;
+    // Both ends of a pipeline peak as a backward pass starts. The first stage holds `in_flight`
+    // micro-batches; the last holds one (as many when interleaved: its GPUs also run an early
+    // chunk) and the loss, whose buffers are freed before a recomputed layer needs its working
+    // set. The fuller of the two is this step's memory per GPU; with one stage they coincide.
+    let last_in_flight = if s.vpp > 1 { in_flight } else { 1.0 };
+    let first = (stage * in_flight, working);
+    let last = (stage * last_in_flight, loss.max(working));
+    let (activations, buffers) = if first.0 + first.1 > last.0 + last.1 {
+        first
+    } else {
+        last
+    };
     Memory {
         weights,
         gradients,
         optimizer,
-        activations: act_bytes * in_flight * act_scale * micro,
-        buffers: loss.max(working * act_scale) * micro + gathered,
+        activations,
+        buffers: buffers + gathered,
         capacity: s.gpu.mem_bytes() * USABLE_MEMORY,
     }
 }

@@ -35,13 +35,15 @@ pub enum Recompute {
     None,
     /// Recompute only the attention core (softmax, dropout): cheap, saves the s² terms.
     Selective,
+    /// PyTorch's selective checkpointing by operator, as torchtitan configures it
+    /// (`selective_ac_option = "op"`; `_save_list` and the policy in `parallelize_llama.py`
+    /// at the December 2024 benchmarks' commit 9dec370): the outputs of matmuls are kept except
+    /// every second one, and so are the attention kernel's output and tensor parallelism's
+    /// reduce-scatters; norms, activations and the skipped matmuls are recomputed. Transformer
+    /// layers only.
+    Ops,
     /// Recompute each layer's forward from its input.
     Full,
-    /// PyTorch's selective checkpointing by operator, as torchtitan configures it
-    /// (`selective_ac_option = "op"`; `_save_list` and the policy in `parallelize_llama.py`, as
-    /// of the December 2024 benchmarks): the outputs of matmuls are kept except every second one, and so is the
-    /// attention kernel's output; norms, activations and the skipped matmuls are recomputed.
-    Ops,
 }
 
 impl Recompute {
@@ -112,6 +114,9 @@ pub struct Workload {
     /// V·h parameters cost no GEMM FLOPs. Tied embeddings (GPT-2, GPT-3, Megatron's GPT) serve
     /// as the output projection and do.
     pub untied_embeddings: bool,
+    /// Share of a sample's tokens the loss runs over: 1 for language models, 0.15 for BERT,
+    /// whose masked-LM loss covers only the masked tokens (Devlin et al. 2019 §3.1).
+    pub loss_token_share: f64,
 }
 
 /// Transformer GEMMs (attention and MLP matmuls, counted by [`Workload::hardware_flops_per_sample`])
@@ -122,9 +127,11 @@ pub struct Workload {
 /// 32–3072 A100s, 137–163 TFLOP/s per GPU); the same constant serves every transformer and GPU.
 pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.72;
 
-/// Key/value projections of a Llama-style layer relative to h (grouped-query attention with 8 of
-/// 32 or 64 heads: Llama 3 paper, Table 3) and its SwiGLU MLP width relative to h (14,336/4,096
-/// for Llama 3 8B). The stored-activation count below (34·s·h) assumes the same shape.
+/// Key/value projections relative to h and the SwiGLU MLP's width relative to h, as in Llama 3
+/// 8B (8 key/value heads of 32, 14,336/4,096: Llama 3 paper, Table 3). **Assumption**: every
+/// transformer is laid out so for [`Recompute::Ops`] (Llama 3 70B has 1/8 and 3.5, 405B 1/16 and
+/// 3.25: 15.25·h and 15.1·h kept instead of 15.5·h); the stored-activation count below
+/// (34·s·h) makes the same assumption.
 const KV_SHARE: f64 = 0.25;
 const MLP_WIDTH: f64 = 3.5;
 
@@ -161,22 +168,27 @@ pub fn ops_recomputed_share() -> f64 {
     skipped / all
 }
 
-/// Bytes per token and layer, 16-bit, that [`Recompute::Ops`] keeps, split by tp: the kept
-/// matmul outputs, the attention output and the layer's input (the checkpoint's argument). The
-/// down projection's output and the layer input are whole hidden vectors, split only with
-/// sequence parallelism (or tp = 1); 15.5·h for Llama 3 at tp = 1.
+/// Bytes per token and layer, 16-bit, that [`Recompute::Ops`] keeps on one GPU of a
+/// tensor-parallel group of `t`: the kept matmul outputs, the attention output and the layer's
+/// input (the checkpoint's argument). Column-parallel outputs (q, v, the gate) are split by t;
+/// the down projection's matmul output is the row-parallel partial sum, whole on every GPU. With
+/// sequence parallelism (torchtitan's tensor parallelism always has it: `wo` and `w2` are
+/// `RowwiseParallel(output_layouts=Shard(1))`), the layer input is split and the two
+/// reduce-scatters' outputs are kept too (`_save_list` has `reduce_scatter_tensor`).
+/// 15.5·h at t = 1, 4.2·h for Llama 3 8B at t = 8.
 fn ops_kept_bytes_per_token(h: f64, t: f64, sp: bool) -> f64 {
-    let split_rows = if sp { t } else { 1.0 };
-    let last = LAYER_MATMULS.len() - 1;
+    let down = LAYER_MATMULS.len() - 1;
     let kept: f64 = LAYER_MATMULS
         .iter()
         .enumerate()
         .filter(|(i, _)| ops_kept(*i))
-        .map(|(i, (o, _))| if i == last { o / split_rows } else { o / t })
+        .map(|(i, (o, _))| if i == down { *o } else { o / t })
         .sum();
+    let sequence_split = sp && t > 1.0;
+    let input = if sequence_split { 1.0 / t } else { 1.0 };
+    let reduce_scatters = if sequence_split { 2.0 / t } else { 0.0 };
     let attention_out = 1.0 / t;
-    let input = 1.0 / split_rows;
-    2.0 * h * (kept + attention_out + input)
+    2.0 * h * (kept + attention_out + input + reduce_scatters)
 }
 
 /// Passes over a layer's stored activations per training step: written in the forward pass,
@@ -253,6 +265,7 @@ pub const PRESETS: [Workload; 7] = [
         default_micro: 256,
         default_data_rate: IMAGE_DATA_RATE,
         untied_embeddings: false,
+        loss_token_share: 1.0,
     },
     Workload {
         id: "bert-large",
@@ -269,6 +282,7 @@ pub const PRESETS: [Workload; 7] = [
         default_micro: 32,
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: true,
+        loss_token_share: 0.15,
     },
     Workload {
         id: "gpt2-xl",
@@ -285,6 +299,7 @@ pub const PRESETS: [Workload; 7] = [
         default_micro: 8,
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: false,
+        loss_token_share: 1.0,
     },
     Workload {
         id: "llama3-8b",
@@ -301,6 +316,7 @@ pub const PRESETS: [Workload; 7] = [
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: true,
+        loss_token_share: 1.0,
     },
     Workload {
         id: "llama3-70b",
@@ -317,6 +333,7 @@ pub const PRESETS: [Workload; 7] = [
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: true,
+        loss_token_share: 1.0,
     },
     Workload {
         id: "llama3-405b",
@@ -333,6 +350,7 @@ pub const PRESETS: [Workload; 7] = [
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: true,
+        loss_token_share: 1.0,
     },
     Workload {
         id: "gpt3-175b",
@@ -349,6 +367,7 @@ pub const PRESETS: [Workload; 7] = [
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: false,
+        loss_token_share: 1.0,
     },
 ];
 
@@ -389,6 +408,7 @@ pub fn custom_transformer(layers: u32, hidden: u32, heads: u32, seq: u32, vocab:
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: false,
+        loss_token_share: 1.0,
     }
 }
 
@@ -408,6 +428,7 @@ pub fn custom_generic(params: f64, flops_per_sample: f64) -> Workload {
         default_micro: 1,
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: false,
+        loss_token_share: 1.0,
     }
 }
 
@@ -457,30 +478,46 @@ impl Workload {
         }
     }
 
-    /// How many times the dense layers' FLOPs a step runs, relative to no recomputation: one
-    /// forward (⅓) more with full recomputation, the skipped matmuls' share of it under
-    /// [`Recompute::Ops`] (a policy over a transformer layer's matmuls: other models keep all).
-    fn dense_recompute_factor(&self, r: Recompute) -> f64 {
-        match (r, self.arch) {
-            (Recompute::Full, _) => 4.0 / 3.0,
-            (Recompute::Ops, Arch::Transformer { .. }) => 1.0 + ops_recomputed_share() / 3.0,
-            _ => 1.0,
+    /// Dense FLOPs the backward pass spends again per sample: a share of the transformer
+    /// layers' forward, 2 per layer parameter and token — all of it with full recomputation,
+    /// the skipped matmuls' share under [`Recompute::Ops`]. The output projection (V·h) is not
+    /// inside a checkpointed layer and is not repeated (Megatron-LM's own FLOP count, Narayanan
+    /// et al. 2021 appendix, repeats only the layers). Generic models repeat a third of their
+    /// FLOPs under full recomputation and keep everything otherwise.
+    fn recomputed_dense_flops(&self, r: Recompute) -> f64 {
+        let share = match r {
+            Recompute::Full => 1.0,
+            Recompute::Ops => ops_recomputed_share(),
+            Recompute::None | Recompute::Selective => 0.0,
+        };
+        match self.arch {
+            Arch::Transformer {
+                hidden, seq, vocab, ..
+            } => {
+                let output = f64::from(vocab) * f64::from(hidden);
+                let layers = (self.params - self.lookup_params() - output).max(0.0);
+                2.0 * layers * f64::from(seq) * share
+            }
+            Arch::Generic {
+                flops_per_sample, ..
+            } if r == Recompute::Full => flops_per_sample / 3.0,
+            Arch::Generic { .. } => 0.0,
         }
     }
 
     /// FLOPs of the dense layers (every GEMM but attention's own) per sample: 6 per parameter
     /// and token (forward 2, backward 4; Kaplan et al. 2020 §2.1) over the parameters that are
-    /// multiplied, one forward more with full recomputation.
+    /// multiplied, plus what recomputation repeats.
     pub fn linear_flops_per_sample(&self, a: &Activations) -> f64 {
-        let recompute = self.dense_recompute_factor(a.recompute);
-        match self.arch {
+        let once = match self.arch {
             Arch::Transformer { seq, .. } => {
-                6.0 * (self.params - self.lookup_params()).max(0.0) * f64::from(seq) * recompute
+                6.0 * (self.params - self.lookup_params()).max(0.0) * f64::from(seq)
             }
             Arch::Generic {
                 flops_per_sample, ..
-            } => flops_per_sample * recompute,
-        }
+            } => flops_per_sample,
+        };
+        once + self.recomputed_dense_flops(a.recompute)
     }
 
     /// FLOPs of the attention core (QKᵀ and the weighted sum) per sample as a kernel executes
@@ -519,35 +556,28 @@ impl Workload {
         }
     }
 
-    /// Hardware FLOPs per sample including recomputation (what Megatron-LM reports): full
-    /// recomputation repeats the forward pass (+⅓); selective recomputation of eager attention
-    /// repeats the attention core (4·l·h·s², Korthikanti et al. 2022 §5). FlashAttention already
-    /// recomputes its scores inside its backward kernel, so selective adds nothing to it.
-    /// Operator-level checkpointing repeats the skipped matmuls' share of the dense forward (and
-    /// eager attention's core).
+    /// Hardware FLOPs per sample including recomputation (what Megatron-LM reports): the model
+    /// FLOPs, the dense FLOPs recomputation repeats, and the attention core's forward
+    /// (4·l·h·s², Korthikanti et al. 2022 §5) where it is recomputed: always under full
+    /// recomputation, and for eager attention under selective or operator-level checkpointing.
+    /// FlashAttention already recomputes its scores inside its backward kernel, so selective
+    /// adds nothing to it.
     pub fn hardware_flops_per_sample(&self, a: &Activations) -> f64 {
-        let model = self.model_flops_per_sample();
-        let eager_core = match self.arch {
+        let core_again = match a.recompute {
+            Recompute::None => false,
+            Recompute::Selective | Recompute::Ops => a.eager,
+            Recompute::Full => true,
+        };
+        let core = match self.arch {
             Arch::Transformer {
                 layers,
                 hidden,
                 seq,
                 ..
-            } if a.eager => 4.0 * f64::from(layers) * f64::from(hidden) * f64::from(seq).powi(2),
+            } if core_again => 4.0 * f64::from(layers) * f64::from(hidden) * f64::from(seq).powi(2),
             _ => 0.0,
         };
-        match a.recompute {
-            Recompute::None => model,
-            Recompute::Selective => model + eager_core,
-            Recompute::Ops => {
-                let dense = self.linear_flops_per_sample(&Activations {
-                    recompute: Recompute::None,
-                    ..*a
-                });
-                model + dense * (self.dense_recompute_factor(Recompute::Ops) - 1.0) + eager_core
-            }
-            Recompute::Full => model * 4.0 / 3.0,
-        }
+        self.model_flops_per_sample() + self.recomputed_dense_flops(a.recompute) + core
     }
 
     /// Activation bytes per sample and layer, per GPU, 16-bit (Korthikanti et al. 2022, eq. 2
@@ -634,17 +664,19 @@ impl Workload {
     }
 
     /// Bytes alive while the loss's backward pass runs, per sample on the last pipeline stage,
-    /// split over tp by a vocabulary-parallel output layer: three s·V tensors in FP32. The loss
-    /// is computed in FP32 (`cross_entropy(pred.float(), labels)` in torchtitan and llm-foundry);
-    /// `log_softmax` keeps its output for the backward pass (PyTorch `derivatives.yaml`:
-    /// `_log_softmax_backward_data(grad, result, …)`), which writes a new gradient while the
-    /// incoming one is alive. With a 128K vocabulary this is several layers' worth (Llama 3 8B
-    /// at 8K tokens: 12.6 GB per sample). Megatron's fused vocabulary-parallel loss computes the
-    /// softmax and its gradient in place and keeps about a third of this.
+    /// split over tp by a vocabulary-parallel output layer: three FP32 tensors of V per token the
+    /// loss covers. torchtitan computes the loss in FP32 (`cross_entropy(pred.float(), labels)`,
+    /// deleting the 16-bit logits first); `log_softmax` keeps its output for the backward pass
+    /// (PyTorch `derivatives.yaml`: `_log_softmax_backward_data(grad, result, …)`), and
+    /// `nll_loss`'s backward and then `log_softmax`'s each write a new s·V gradient. With a 128K
+    /// vocabulary this is several layers' worth (Llama 3 8B at 8K tokens: 12.6 GB per sample).
+    /// **Assumption**: every framework does so; Megatron's fused vocabulary-parallel loss
+    /// computes the softmax and its gradient in place and keeps about a third of this.
     pub fn loss_bytes_per_sample(&self, tp: u32) -> f64 {
         match self.arch {
             Arch::Transformer { seq, vocab, .. } => {
-                3.0 * 4.0 * f64::from(seq) * f64::from(vocab) / f64::from(tp)
+                let tokens = f64::from(seq) * self.loss_token_share;
+                3.0 * 4.0 * tokens * f64::from(vocab) / f64::from(tp)
             }
             Arch::Generic { .. } => 0.0,
         }
@@ -717,7 +749,13 @@ mod tests {
         let none = w.hardware_flops_per_sample(&a(Recompute::None));
         let sel = w.hardware_flops_per_sample(&a(Recompute::Selective));
         let full = w.hardware_flops_per_sample(&a(Recompute::Full));
-        assert!(none < sel && sel < full);
-        assert!((full / none - 4.0 / 3.0).abs() < 1e-9);
+        let ops = w.hardware_flops_per_sample(&a(Recompute::Ops));
+        assert!(none < sel && sel < ops && ops < full);
+        // Full recomputation repeats the layers' forward and attention's core, as Megatron-LM
+        // counts it: 2 FLOPs per layer parameter and token and 4·l·h·s², not the output layer.
+        let (l, h, s, v) = (96.0, 12288.0, 2048.0, 50257.0);
+        let layers = w.params - w.lookup_params() - v * h;
+        let again = 2.0 * layers * s + 4.0 * l * h * s * s;
+        assert!(((full - none) / again - 1.0).abs() < 1e-12);
     }
 }

@@ -31,7 +31,7 @@ fn css(c: plotters::style::RGBColor) -> String {
 pub fn Results() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let r = lab.result;
-    let gib = |x: f64| x / 1073741824.0;
+    let gib = |x: f64| x / crate::model::units::GIB;
     let ok = move |f: &dyn Fn(&crate::model::step::StepResult) -> String| {
         r.with(|r| match r {
             Ok(r) => f(r),
