@@ -823,6 +823,15 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     for z in base.zero + 1..=3 {
         tries.push((with(&|s| s.zero = Some(z)), vec![("zero", z.to_string())]));
     }
+    // Operator-level checkpointing costs less compute than full recomputation: try it first.
+    let ops = Recompute::Ops;
+    let transformer = base.workload.tokens_per_sample().is_some();
+    if transformer && !matches!(base.recompute, Recompute::Ops | Recompute::Full) {
+        tries.push((
+            with(&|s| s.recompute = ops),
+            vec![("recompute", "ops".into())],
+        ));
+    }
     if base.recompute != full {
         tries.push((
             with(&|s| s.recompute = full),
