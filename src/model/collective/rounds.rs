@@ -71,24 +71,62 @@ impl RoundTime {
 /// What a round group sends across the leaf and pod uplinks (independent of the protocol, so
 /// computed once per group).
 pub fn uplinks(c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
-    if g.node_bytes > 0.0 {
-        c.topo.uplinks(
-            c.nodes(),
-            Send {
-                bytes: g.node_bytes,
-                distance: g.node_distance,
-                nics: f64::from(c.nics.max(1)),
-                nic_bw: c.inter.nic_bw() * c.net_scale,
-            },
-        )
-    } else {
-        Default::default()
-    }
+    Rates::new(c).uplinks(c, g)
 }
 
 /// Time of one round under a protocol, and which link bound it.
 pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
-    RoundBase::new(c, g, uplinks(c, g)).at(c, p)
+    let r = Rates::new(c);
+    RoundBase::new(c, &r, g).at(c, &r, p)
+}
+
+/// What every round of a collective on one cluster reads: derived once per collective, not once
+/// per round group and protocol (a sweep costs thousands of collectives).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Rates {
+    /// Nodes the collective spans.
+    nodes: u32,
+    /// Link class inside a node.
+    intra_link: Link,
+    /// One GPU into the node fabric, bytes/s ([`Cluster::intra_bw`]).
+    intra_bw: f64,
+    /// A node's NICs together, bytes/s ([`Cluster::node_net_bw`]).
+    node_net_bw: f64,
+    /// One NIC (and one uplink port of the same speed), bytes/s.
+    nic_bw: f64,
+    /// HBM, bytes/s.
+    mem_bw: f64,
+}
+
+impl Rates {
+    /// The rates of cluster `c`.
+    pub(super) fn new(c: &Cluster) -> Rates {
+        Rates {
+            nodes: c.nodes(),
+            intra_link: c.intra_link(),
+            intra_bw: c.intra_bw(),
+            node_net_bw: c.node_net_bw(),
+            nic_bw: c.inter.nic_bw() * c.net_scale,
+            mem_bw: c.gpu.mem_bw_gbs * 1e9,
+        }
+    }
+
+    /// [`uplinks`], from the rates.
+    fn uplinks(&self, c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
+        if g.node_bytes > 0.0 {
+            c.topo.uplinks(
+                self.nodes,
+                Send {
+                    bytes: g.node_bytes,
+                    distance: g.node_distance,
+                    nics: f64::from(c.nics.max(1)),
+                    nic_bw: self.nic_bw,
+                },
+            )
+        } else {
+            Default::default()
+        }
+    }
 }
 
 /// What a round costs before the protocol is chosen: each tier's transfer time at the full
@@ -104,65 +142,62 @@ pub(super) struct RoundBase {
     net_hop: bool,
     /// Node fabric, NICs, leaf uplinks, pod uplinks: (bytes, seconds at the full rate).
     tiers: [(f64, f64); 4],
+    /// The slowest tier's seconds at the full rate (0 if none is used). A protocol divides
+    /// every tier by the same positive rate, which keeps their order, so its slowest tier is
+    /// this one: one division per protocol instead of four.
+    t_max: f64,
     t_reduce: f64,
 }
 
 impl RoundBase {
-    pub(super) fn new(c: &Cluster, g: &RoundGroup, (leaf, pod): (TierLoad, TierLoad)) -> RoundBase {
+    /// Group `g`'s rounds on a cluster with rates `r`.
+    pub(super) fn new(c: &Cluster, r: &Rates, g: &RoundGroup) -> RoundBase {
+        let (leaf, pod) = r.uplinks(c, g);
         let crosses = g.node_bytes > 0.0;
-        let intra_link = if g.switch {
-            Link::Switch
-        } else {
-            c.intra_link()
-        };
-        let intra_bw = if g.switch {
-            // Each GPU pushes S into the switch and pulls S back; calibrated so that the
-            // all-reduce's busbw equals the measured NVLS busbw: rate = busbw · n/(n−1).
-            let n = f64::from(c.gpus.max(2));
-            c.intra.nvls_busbw_gbs * 1e9 * n / (n - 1.0) * c.intra_scale
-        } else if g.single_peer && c.intra.kind == FabricKind::Mesh {
-            c.intra.peer_bw() * c.intra_scale
-        } else {
-            c.intra_bw()
-        };
+        let intra_link = if g.switch { Link::Switch } else { r.intra_link };
         let t_intra = if g.gpu_bytes > 0.0 {
+            let intra_bw = if g.switch {
+                // Each GPU pushes S into the switch and pulls S back; calibrated so that the
+                // all-reduce's busbw equals the measured NVLS busbw: rate = busbw · n/(n−1).
+                let n = f64::from(c.gpus.max(2));
+                c.intra.nvls_busbw_gbs * 1e9 * n / (n - 1.0) * c.intra_scale
+            } else if g.single_peer && c.intra.kind == FabricKind::Mesh {
+                c.intra.peer_bw() * c.intra_scale
+            } else {
+                r.intra_bw
+            };
             g.gpu_bytes / intra_bw
         } else {
             0.0
         };
         let t_net = if crosses {
-            g.node_bytes / c.node_net_bw()
+            g.node_bytes / r.node_net_bw
         } else {
             0.0
         };
+        let tiers = [
+            (g.gpu_bytes, t_intra),
+            (g.node_bytes, t_net),
+            (leaf.bytes, leaf.time),
+            (pod.bytes, pod.time),
+        ];
         RoundBase {
             intra_link,
             switch: g.switch,
             local: g.gpu_bytes == 0.0 && !crosses,
             net_hop: crosses && !g.intra_latency,
-            tiers: [
-                (g.gpu_bytes, t_intra),
-                (g.node_bytes, t_net),
-                (leaf.bytes, leaf.time),
-                (pod.bytes, pod.time),
-            ],
+            tiers,
+            t_max: tiers
+                .iter()
+                .fold(0.0, |m, &(_, t)| if t > m { t } else { m }),
             // Reading two operands and writing one at HBM speed (reduction pipelined with the
             // copy).
-            t_reduce: 3.0 * g.reduce_bytes / (c.gpu.mem_bw_gbs * 1e9),
+            t_reduce: 3.0 * g.reduce_bytes / r.mem_bw,
         }
     }
 
-    /// The round as one tick of the pipelined double tree under protocol `p` ([`tree_tick`]).
-    pub(super) fn tree_tick(&self, c: &Cluster, p: Protocol) -> RoundTime {
-        RoundTime {
-            latency: tree_tick_latency_us(c, p) * 1e-6,
-            ..self.at(c, p)
-        }
-    }
-
-    /// The round under protocol `p`.
-    pub(super) fn at(&self, c: &Cluster, p: Protocol) -> RoundTime {
-        let f = p.bw_factor();
+    /// Hop latency of the round under protocol `p`, seconds.
+    pub(super) fn latency(&self, c: &Cluster, r: &Rates, p: Protocol) -> f64 {
         let hop_link = if self.net_hop {
             Link::Network
         } else {
@@ -181,12 +216,31 @@ impl RoundBase {
         };
         if self.net_hop {
             hop += c.inter.extra_latency_us;
-        } else if c.nodes() > 1 && !self.switch {
+        } else if r.nodes > 1 && !self.switch {
             // A step inside a node of a multi-node collective still pays the network post
             // overhead.
             hop = hop.max(p.net_overhead_us());
         }
         hop *= c.lat_scale;
+        hop * 1e-6
+    }
+
+    /// Transfer (or reduction, if slower) time of the round under protocol `p`, seconds.
+    pub(super) fn transfer(&self, p: Protocol) -> f64 {
+        (self.t_max / p.bw_factor()).max(self.t_reduce)
+    }
+
+    /// The round as one tick of the pipelined double tree under protocol `p` ([`tree_tick`]).
+    pub(super) fn tree_tick(&self, c: &Cluster, r: &Rates, p: Protocol) -> RoundTime {
+        RoundTime {
+            latency: tree_tick_latency_us(c, p) * 1e-6,
+            ..self.at(c, r, p)
+        }
+    }
+
+    /// The round under protocol `p`.
+    pub(super) fn at(&self, c: &Cluster, r: &Rates, p: Protocol) -> RoundTime {
+        let f = p.bw_factor();
         let tiers = self.tiers.map(|(b, t)| (b, t / f));
         let links = [
             self.intra_link,
@@ -200,12 +254,10 @@ impl RoundBase {
                 bound = (t, l);
             }
         }
-        let (t, link) = bound;
-        let link = if self.local { Link::Local } else { link };
         RoundTime {
-            latency: hop * 1e-6,
-            transfer: t.max(self.t_reduce),
-            link,
+            latency: self.latency(c, r, p),
+            transfer: self.transfer(p),
+            link: if self.local { Link::Local } else { bound.1 },
             tiers,
         }
     }
@@ -215,7 +267,7 @@ impl RoundBase {
 /// 2·((ppn − 1)·intra + log2(nodes)·inter) along its depth (NCCL 2.29.7 `tuning.cc` line 380),
 /// NVLink (or PCIe) latencies on the chain inside a node and network latencies between nodes;
 /// spread evenly over the ticks of one pass down the tree's height.
-fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
+pub(super) fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
     let g = c.per_node.min(c.gpus).max(1);
     let k = c.nodes().max(1);
     let intra = p.hop_latency_us(Algo::Tree, c.intra_link());
@@ -228,7 +280,8 @@ fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
 /// One tick of the pipelined double tree: its busiest stage's transfer, and the tree's latency
 /// per tick (`tree_tick_latency_us`). The cost and the explicit schedule both use it.
 pub fn tree_tick(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
-    RoundBase::new(c, g, uplinks(c, g)).tree_tick(c, p)
+    let r = Rates::new(c);
+    RoundBase::new(c, &r, g).tree_tick(c, &r, p)
 }
 
 /// The round groups of an algorithm (collected; see [`each_group`]).
