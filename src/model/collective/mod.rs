@@ -287,6 +287,8 @@ impl Totals {
 struct Charged {
     base: RoundBase,
     count: u64,
+    /// `count` as a float (converted once, not once per protocol).
+    count_f: f64,
 }
 
 /// One round group under one protocol: each round's (or tree tick's) latency and transfer, and
@@ -310,7 +312,7 @@ impl Charged {
             return Step {
                 latency: self.base.latency(c, r, p),
                 transfer: x,
-                count: self.count as f64,
+                count: self.count_f,
                 rounds: self.count,
                 slices: 1,
             };
@@ -389,6 +391,7 @@ fn costs(
         groups.push(Charged {
             base: RoundBase::new(c, &r, &g),
             count: g.count,
+            count_f: g.count as f64,
         })
     })?;
     let tree_depth2 =
@@ -411,16 +414,12 @@ fn costs(
     let mut t = Totals::default();
     for ch in groups.iter() {
         let s = ch.step(c, &r, p, tree_depth2);
-        let rt = ch.base.at(c, &r, p);
+        let mut rt = ch.base.timed(p, s.latency, s.transfer);
+        // A tree tick carries one slice of each tier's bytes (×1 otherwise: exact).
         let per_slice = 1.0 / f64::from(s.slices);
-        let tick = RoundTime {
-            latency: s.latency,
-            transfer: s.transfer,
-            tiers: rt.tiers.map(|(b, t)| (b * per_slice, t * per_slice)),
-            ..rt
-        };
+        rt.tiers = rt.tiers.map(|(b, t)| (b * per_slice, t * per_slice));
         t.slices = s.slices;
-        t.add(&tick, s.count, s.rounds);
+        t.add(&rt, s.count, s.rounds);
     }
     Ok((p, t))
 }

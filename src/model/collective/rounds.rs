@@ -240,6 +240,12 @@ impl RoundBase {
 
     /// The round under protocol `p`.
     pub(super) fn at(&self, c: &Cluster, r: &Rates, p: Protocol) -> RoundTime {
+        self.timed(p, self.latency(c, r, p), self.transfer(p))
+    }
+
+    /// The round under protocol `p` with its latency and transfer already known: each tier's
+    /// time at the protocol's rate, and the link of the slowest.
+    pub(super) fn timed(&self, p: Protocol, latency: f64, transfer: f64) -> RoundTime {
         let f = p.bw_factor();
         let tiers = self.tiers.map(|(b, t)| (b, t / f));
         let links = [
@@ -255,8 +261,8 @@ impl RoundBase {
             }
         }
         RoundTime {
-            latency: self.latency(c, r, p),
-            transfer: self.transfer(p),
+            latency,
+            transfer,
             link: if self.local { Link::Local } else { bound.1 },
             tiers,
         }
