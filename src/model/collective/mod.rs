@@ -306,11 +306,11 @@ impl Charged {
     /// one tick of the pipelined tree, solved in closed form: with P slices a tick costs
     /// h + X/P (every byte term scales as 1/P) and there are 2D + P − 1 ticks, so the best P is
     /// near √((2D − 1)·X/h).
-    fn step(&self, c: &Cluster, r: &Rates, p: Protocol, tree_depth2: Option<f64>) -> Step {
+    fn step(&self, c: &Cluster, p: Protocol, tree_depth2: Option<f64>) -> Step {
         let x = self.base.transfer(p);
         let Some(depth2) = tree_depth2 else {
             return Step {
-                latency: self.base.latency(c, r, p),
+                latency: self.base.latency(p),
                 transfer: x,
                 count: self.count_f,
                 rounds: self.count,
@@ -401,7 +401,7 @@ fn costs(
     for &p in protos {
         let mut time = 0.0;
         for ch in groups.iter() {
-            let s = ch.step(c, &r, p, tree_depth2);
+            let s = ch.step(c, p, tree_depth2);
             time += (s.latency + s.transfer) * s.count;
         }
         let launched = time + p.launch_latency_us(algo) * c.lat_scale * 1e-6;
@@ -413,7 +413,7 @@ fn costs(
     // Only it is summed tier by tier, with the same sums as its total above.
     let mut t = Totals::default();
     for ch in groups.iter() {
-        let s = ch.step(c, &r, p, tree_depth2);
+        let s = ch.step(c, p, tree_depth2);
         let mut rt = ch.base.timed(p, s.latency, s.transfer);
         // A tree tick carries one slice of each tier's bytes (×1 otherwise: exact).
         let per_slice = 1.0 / f64::from(s.slices);

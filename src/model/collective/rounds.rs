@@ -77,7 +77,7 @@ pub fn uplinks(c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
 /// Time of one round under a protocol, and which link bound it.
 pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
     let r = Rates::new(c);
-    RoundBase::new(c, &r, g).at(c, &r, p)
+    RoundBase::new(c, &r, g).at(p)
 }
 
 /// What every round of a collective on one cluster reads: derived once per collective, not once
@@ -135,11 +135,10 @@ impl Rates {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct RoundBase {
     intra_link: Link,
-    /// An NVLS round through the switch (its latency is charged once per collective).
-    switch: bool,
     /// Nothing crosses a link: no bytes inside the node and none leave it.
     local: bool,
-    net_hop: bool,
+    /// Hop latency under each protocol ([`Protocol::ALL`] order), seconds.
+    latency: [f64; 3],
     /// Node fabric, NICs, leaf uplinks, pod uplinks: (bytes, seconds at the full rate).
     tiers: [(f64, f64); 4],
     /// The slowest tier's seconds at the full rate (0 if none is used). A protocol divides
@@ -181,11 +180,35 @@ impl RoundBase {
             (leaf.bytes, leaf.time),
             (pod.bytes, pod.time),
         ];
+        let net_hop = crosses && !g.intra_latency;
+        let hops = if g.switch {
+            // The switch rounds' latency is NVLS's, charged once per collective
+            // (`launch_latency_us`).
+            [0.0; 3]
+        } else if net_hop && c.per_node <= 1 {
+            // One GPU per node: every step's latency is exposed; NCCL charges the tree's network
+            // latency (`tuning.cc`: "With ppn=1 latencies are fully exposed").
+            Protocol::hop_latencies_us(Algo::Tree, Link::Network)
+        } else {
+            let hop_link = if net_hop { Link::Network } else { intra_link };
+            Protocol::hop_latencies_us(Algo::Ring, hop_link)
+        };
+        let latency = Protocol::ALL.map(|p| {
+            let mut hop = hops[p.index()];
+            if net_hop {
+                hop += c.inter.extra_latency_us;
+            } else if r.nodes > 1 && !g.switch {
+                // A step inside a node of a multi-node collective still pays the network post
+                // overhead.
+                hop = hop.max(p.net_overhead_us());
+            }
+            hop *= c.lat_scale;
+            hop * 1e-6
+        });
         RoundBase {
             intra_link,
-            switch: g.switch,
             local: g.gpu_bytes == 0.0 && !crosses,
-            net_hop: crosses && !g.intra_latency,
+            latency,
             tiers,
             t_max: tiers
                 .iter()
@@ -197,32 +220,8 @@ impl RoundBase {
     }
 
     /// Hop latency of the round under protocol `p`, seconds.
-    pub(super) fn latency(&self, c: &Cluster, r: &Rates, p: Protocol) -> f64 {
-        let hop_link = if self.net_hop {
-            Link::Network
-        } else {
-            self.intra_link
-        };
-        let mut hop = if self.switch {
-            // The switch rounds' latency is NVLS's, charged once per collective
-            // (`launch_latency_us`).
-            0.0
-        } else if self.net_hop && c.per_node <= 1 {
-            // One GPU per node: every step's latency is exposed; NCCL charges the tree's network
-            // latency (`tuning.cc`: "With ppn=1 latencies are fully exposed").
-            p.hop_latency_us(Algo::Tree, Link::Network)
-        } else {
-            p.hop_latency_us(Algo::Ring, hop_link)
-        };
-        if self.net_hop {
-            hop += c.inter.extra_latency_us;
-        } else if r.nodes > 1 && !self.switch {
-            // A step inside a node of a multi-node collective still pays the network post
-            // overhead.
-            hop = hop.max(p.net_overhead_us());
-        }
-        hop *= c.lat_scale;
-        hop * 1e-6
+    pub(super) fn latency(&self, p: Protocol) -> f64 {
+        self.latency[p.index()]
     }
 
     /// Transfer (or reduction, if slower) time of the round under protocol `p`, seconds.
@@ -231,16 +230,16 @@ impl RoundBase {
     }
 
     /// The round as one tick of the pipelined double tree under protocol `p` ([`tree_tick`]).
-    pub(super) fn tree_tick(&self, c: &Cluster, r: &Rates, p: Protocol) -> RoundTime {
+    pub(super) fn tree_tick(&self, c: &Cluster, p: Protocol) -> RoundTime {
         RoundTime {
             latency: tree_tick_latency_us(c, p) * 1e-6,
-            ..self.at(c, r, p)
+            ..self.at(p)
         }
     }
 
     /// The round under protocol `p`.
-    pub(super) fn at(&self, c: &Cluster, r: &Rates, p: Protocol) -> RoundTime {
-        self.timed(p, self.latency(c, r, p), self.transfer(p))
+    pub(super) fn at(&self, p: Protocol) -> RoundTime {
+        self.timed(p, self.latency(p), self.transfer(p))
     }
 
     /// The round under protocol `p` with its latency and transfer already known: each tier's
@@ -287,7 +286,7 @@ pub(super) fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
 /// per tick (`tree_tick_latency_us`). The cost and the explicit schedule both use it.
 pub fn tree_tick(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
     let r = Rates::new(c);
-    RoundBase::new(c, &r, g).tree_tick(c, &r, p)
+    RoundBase::new(c, &r, g).tree_tick(c, p)
 }
 
 /// The round groups of an algorithm (collected; see [`each_group`]).
