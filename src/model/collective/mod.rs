@@ -283,7 +283,7 @@ impl Totals {
 
 /// A round group as the cost reads it: what one of its rounds costs before the protocol is
 /// chosen, and how many rounds it stands for.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Charged {
     base: RoundBase,
     count: u64,
@@ -335,11 +335,11 @@ impl Charged {
 }
 
 /// A collective's round groups, kept on the stack (no algorithm has more than
-/// [`Charges::INLINE`]: `tests::round_groups_fit_inline`); any beyond that go to the heap.
-struct Charges {
-    inline: [Option<Charged>; Charges::INLINE],
-    len: usize,
-    spill: Vec<Charged>,
+/// [`Charges::INLINE`]: `tests::round_groups_fit_inline`); more would move to the heap.
+enum Charges {
+    /// The first `.1` are used.
+    Inline([Charged; Charges::INLINE], usize),
+    Heap(Vec<Charged>),
 }
 
 impl Charges {
@@ -347,25 +347,31 @@ impl Charges {
     const INLINE: usize = 4;
 
     fn new() -> Charges {
-        Charges {
-            inline: [None; Charges::INLINE],
-            len: 0,
-            spill: Vec::new(),
-        }
+        Charges::Inline([Charged::default(); Charges::INLINE], 0)
     }
 
     fn push(&mut self, ch: Charged) {
-        match self.inline.get_mut(self.len) {
-            Some(slot) => {
-                *slot = Some(ch);
-                self.len += 1;
-            }
-            None => self.spill.push(ch),
+        match self {
+            Charges::Inline(kept, len) => match kept.get_mut(*len) {
+                Some(slot) => {
+                    *slot = ch;
+                    *len += 1;
+                }
+                None => {
+                    let mut all = kept.to_vec();
+                    all.push(ch);
+                    *self = Charges::Heap(all);
+                }
+            },
+            Charges::Heap(all) => all.push(ch),
         }
     }
 
-    fn iter(&self) -> impl Iterator<Item = &Charged> {
-        self.inline.iter().flatten().chain(&self.spill)
+    fn as_slice(&self) -> &[Charged] {
+        match self {
+            Charges::Inline(kept, len) => kept.get(..*len).unwrap_or(&[]),
+            Charges::Heap(all) => all,
+        }
     }
 }
 
@@ -400,7 +406,7 @@ fn costs(
     let mut best: Option<(Protocol, f64)> = None;
     for &p in protos {
         let mut time = 0.0;
-        for ch in groups.iter() {
+        for ch in groups.as_slice() {
             let s = ch.step(c, p, tree_depth2);
             time += (s.latency + s.transfer) * s.count;
         }
@@ -412,7 +418,7 @@ fn costs(
     let (p, _) = best.ok_or_else(|| ModelError::new("algo", "no protocol applies"))?;
     // Only it is summed tier by tier, with the same sums as its total above.
     let mut t = Totals::default();
-    for ch in groups.iter() {
+    for ch in groups.as_slice() {
         let s = ch.step(c, p, tree_depth2);
         let mut rt = ch.base.timed(p, s.latency, s.transfer);
         // A tree tick carries one slice of each tier's bytes (×1 otherwise: exact).

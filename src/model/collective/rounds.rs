@@ -148,6 +148,20 @@ pub(super) struct RoundBase {
     t_reduce: f64,
 }
 
+impl Default for RoundBase {
+    /// A round that moves nothing.
+    fn default() -> RoundBase {
+        RoundBase {
+            intra_link: Link::Local,
+            local: true,
+            latency: [0.0; 3],
+            tiers: [(0.0, 0.0); 4],
+            t_max: 0.0,
+            t_reduce: 0.0,
+        }
+    }
+}
+
 impl RoundBase {
     /// Group `g`'s rounds on a cluster with rates `r`.
     pub(super) fn new(c: &Cluster, r: &Rates, g: &RoundGroup) -> RoundBase {
