@@ -482,67 +482,68 @@ fn rhd_groups(
     let p2 = prev_pow2(n);
     let levels = p2.trailing_zeros();
     let fold = n != p2;
+    let node_gpus = f64::from(g.min(n));
     // Partners `dist` ranks apart (node-major ranks) are in another node when dist ≥ g, and for
     // some ranks when g is not a multiple of 2·dist; then the node's GPUs send through its NICs
-    // at once (counted for all g: the busiest node).
-    let make = |bytes: f64, dist: u32, reduce: bool| {
-        let crosses = multi_node && (dist >= g || g % (2 * dist) != 0);
-        RoundGroup {
-            count: 1,
-            gpu_bytes: if crosses { 0.0 } else { bytes },
-            node_bytes: if crosses {
-                bytes * f64::from(g.min(n))
-            } else {
-                0.0
-            },
-            reduce_bytes: if reduce { bytes } else { 0.0 },
-            single_peer: true,
-            switch: false,
-            intra_latency: false,
-            node_distance: (dist / g).max(1),
-        }
-    };
+    // at once (counted for all g: the busiest node). For dist a power of two, as here, both
+    // come to dist ≥ the largest power of two dividing g.
+    let g_pow2 = 1u32 << g.max(1).trailing_zeros();
     // A round's time is affine in its bytes within one class (crossing or not, reducing or
     // not), so consecutive rounds of a class merge into one group with their mean size: the
     // same total, computed once (sweeps evaluate this thousands of times).
     let mut pending: Option<(RoundGroup, f64)> = None;
-    let mut push = |r: RoundGroup, emit: &mut dyn FnMut(RoundGroup)| {
-        let same = |a: &RoundGroup| {
-            (a.node_bytes > 0.0) == (r.node_bytes > 0.0)
-                && (a.reduce_bytes > 0.0) == (r.reduce_bytes > 0.0)
+    let mut push = |bytes: f64, dist: u32, reduce: bool, emit: &mut dyn FnMut(RoundGroup)| {
+        let (gpu_bytes, node_bytes) = if multi_node && dist >= g_pow2 {
+            (0.0, bytes * node_gpus)
+        } else {
+            (bytes, 0.0)
         };
+        let reduce_bytes = if reduce { bytes } else { 0.0 };
         match pending.as_mut() {
-            Some((acc, n)) if same(acc) => {
-                acc.gpu_bytes += r.gpu_bytes;
-                acc.node_bytes += r.node_bytes;
-                acc.reduce_bytes += r.reduce_bytes;
-                *n += 1.0;
+            Some((acc, rounds))
+                if (acc.node_bytes > 0.0) == (node_bytes > 0.0)
+                    && (acc.reduce_bytes > 0.0) == (reduce_bytes > 0.0) =>
+            {
+                acc.gpu_bytes += gpu_bytes;
+                acc.node_bytes += node_bytes;
+                acc.reduce_bytes += reduce_bytes;
+                *rounds += 1.0;
             }
             _ => {
-                if let Some((acc, n)) = pending.take() {
-                    emit(mean(acc, n));
+                if let Some((acc, rounds)) = pending.take() {
+                    emit(mean(acc, rounds));
                 }
-                pending = Some((r, 1.0));
+                let first = RoundGroup {
+                    count: 1,
+                    gpu_bytes,
+                    node_bytes,
+                    reduce_bytes,
+                    single_peer: true,
+                    switch: false,
+                    intra_latency: false,
+                    node_distance: (dist / g.max(1)).max(1),
+                };
+                pending = Some((first, 1.0));
             }
         }
     };
     let part = s / f64::from(p2);
     if fold && op != Op::AllGather {
-        push(make(s, p2, true), emit);
+        push(s, p2, true, emit);
     }
     if op != Op::AllGather {
         for j in 0..levels {
-            push(make(s / f64::from(2u32 << j), p2 >> (j + 1), true), emit);
+            push(s / f64::from(2u32 << j), p2 >> (j + 1), true, emit);
         }
     }
     if op != Op::ReduceScatter {
         // Doubling round j sends the 2^j parts gathered so far.
         for j in 0..levels {
-            push(make(part * f64::from(1u32 << j), 1 << j, false), emit);
+            push(part * f64::from(1u32 << j), 1 << j, false, emit);
         }
     }
     if fold && op != Op::ReduceScatter {
-        push(make(s, p2, false), emit);
+        push(s, p2, false, emit);
     }
     if let Some((acc, n)) = pending {
         emit(mean(acc, n));
