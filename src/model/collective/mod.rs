@@ -33,7 +33,7 @@ pub use tree::DoubleTree;
 use super::hardware::{
     Fabric, FabricKind, Gpu, NetKind, Network, GPUS_PER_SOCKET, SHM_EFF, SOCKET_LINK_GBS,
 };
-use super::topology::Topology;
+use super::topology::{TierLoad, Topology};
 use super::ModelError;
 use rounds::{tree_tick_latency_us, Rates, RoundBase};
 
@@ -393,9 +393,21 @@ fn costs(
     };
     let r = Rates::new(c);
     let mut groups = Charges::new();
+    // A ring's (or the hierarchical algorithm's) network rounds all send the same bytes the same
+    // distance: their uplink loads are worked out once.
+    let mut last_send: Option<((f64, u32), (TierLoad, TierLoad))> = None;
     each_group(c, op, algo, bytes, 1, &mut |g| {
+        let send = (g.node_bytes, g.node_distance);
+        let loads = match last_send {
+            Some((s, loads)) if s == send => loads,
+            _ => {
+                let loads = r.uplinks(c, &g);
+                last_send = Some((send, loads));
+                loads
+            }
+        };
         groups.push(Charged {
-            base: RoundBase::new(c, &r, &g),
+            base: RoundBase::new(c, &r, &g, loads),
             count: g.count,
             count_f: g.count as f64,
         })

@@ -77,7 +77,7 @@ pub fn uplinks(c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
 /// Time of one round under a protocol, and which link bound it.
 pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
     let r = Rates::new(c);
-    RoundBase::new(c, &r, g).at(p)
+    RoundBase::new(c, &r, g, r.uplinks(c, g)).at(p)
 }
 
 /// What every round of a collective on one cluster reads: derived once per collective, not once
@@ -112,7 +112,7 @@ impl Rates {
     }
 
     /// [`uplinks`], from the rates.
-    fn uplinks(&self, c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
+    pub(super) fn uplinks(&self, c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
         if g.node_bytes > 0.0 {
             c.topo.uplinks(
                 self.nodes,
@@ -163,9 +163,13 @@ impl Default for RoundBase {
 }
 
 impl RoundBase {
-    /// Group `g`'s rounds on a cluster with rates `r`.
-    pub(super) fn new(c: &Cluster, r: &Rates, g: &RoundGroup) -> RoundBase {
-        let (leaf, pod) = r.uplinks(c, g);
+    /// Group `g`'s rounds on a cluster with rates `r`, with the group's [`uplinks`] loads.
+    pub(super) fn new(
+        c: &Cluster,
+        r: &Rates,
+        g: &RoundGroup,
+        (leaf, pod): (TierLoad, TierLoad),
+    ) -> RoundBase {
         let crosses = g.node_bytes > 0.0;
         let intra_link = if g.switch { Link::Switch } else { r.intra_link };
         let t_intra = if g.gpu_bytes > 0.0 {
@@ -300,7 +304,7 @@ pub(super) fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
 /// per tick (`tree_tick_latency_us`). The cost and the explicit schedule both use it.
 pub fn tree_tick(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
     let r = Rates::new(c);
-    RoundBase::new(c, &r, g).tree_tick(c, p)
+    RoundBase::new(c, &r, g, r.uplinks(c, g)).tree_tick(c, p)
 }
 
 /// The round groups of an algorithm (collected; see [`each_group`]).
