@@ -96,18 +96,25 @@ pub(super) struct Rates {
     nic_bw: f64,
     /// HBM, bytes/s.
     mem_bw: f64,
+    /// Hop latency of a round inside the node and of one crossing to another node, per
+    /// protocol ([`hop_latencies`]).
+    intra_hop: [f64; 3],
+    net_hop: [f64; 3],
 }
 
 impl Rates {
     /// The rates of cluster `c`.
     pub(super) fn new(c: &Cluster) -> Rates {
+        let (nodes, intra_link) = (c.nodes(), c.intra_link());
         Rates {
-            nodes: c.nodes(),
-            intra_link: c.intra_link(),
+            nodes,
+            intra_link,
             intra_bw: c.intra_bw(),
             node_net_bw: c.node_net_bw(),
             nic_bw: c.inter.nic_bw() * c.net_scale,
             mem_bw: c.gpu.mem_bw_gbs * 1e9,
+            intra_hop: hop_latencies(c, nodes, intra_link, false, false),
+            net_hop: hop_latencies(c, nodes, intra_link, false, true),
         }
     }
 
@@ -127,6 +134,42 @@ impl Rates {
             Default::default()
         }
     }
+}
+
+/// Hop latency of a round under each protocol ([`Protocol::ALL`] order), seconds: over
+/// `intra_link` inside the node, through the NVLS `switch`, or with a `net_hop` to another node,
+/// on a cluster of `nodes` nodes.
+fn hop_latencies(
+    c: &Cluster,
+    nodes: u32,
+    intra_link: Link,
+    switch: bool,
+    net_hop: bool,
+) -> [f64; 3] {
+    let hops = if switch {
+        // The switch rounds' latency is NVLS's, charged once per collective
+        // (`launch_latency_us`).
+        [0.0; 3]
+    } else if net_hop && c.per_node <= 1 {
+        // One GPU per node: every step's latency is exposed; NCCL charges the tree's network
+        // latency (`tuning.cc`: "With ppn=1 latencies are fully exposed").
+        Protocol::hop_latencies_us(Algo::Tree, Link::Network)
+    } else {
+        let hop_link = if net_hop { Link::Network } else { intra_link };
+        Protocol::hop_latencies_us(Algo::Ring, hop_link)
+    };
+    Protocol::ALL.map(|p| {
+        let mut hop = hops[p.index()];
+        if net_hop {
+            hop += c.inter.extra_latency_us;
+        } else if nodes > 1 && !switch {
+            // A step inside a node of a multi-node collective still pays the network post
+            // overhead.
+            hop = hop.max(p.net_overhead_us());
+        }
+        hop *= c.lat_scale;
+        hop * 1e-6
+    })
 }
 
 /// What a round costs before the protocol is chosen: each tier's transfer time at the full
@@ -199,30 +242,11 @@ impl RoundBase {
             (pod.bytes, pod.time),
         ];
         let net_hop = crosses && !g.intra_latency;
-        let hops = if g.switch {
-            // The switch rounds' latency is NVLS's, charged once per collective
-            // (`launch_latency_us`).
-            [0.0; 3]
-        } else if net_hop && c.per_node <= 1 {
-            // One GPU per node: every step's latency is exposed; NCCL charges the tree's network
-            // latency (`tuning.cc`: "With ppn=1 latencies are fully exposed").
-            Protocol::hop_latencies_us(Algo::Tree, Link::Network)
-        } else {
-            let hop_link = if net_hop { Link::Network } else { intra_link };
-            Protocol::hop_latencies_us(Algo::Ring, hop_link)
+        let latency = match (g.switch, net_hop) {
+            (false, false) => r.intra_hop,
+            (false, true) => r.net_hop,
+            (true, _) => hop_latencies(c, r.nodes, intra_link, true, net_hop),
         };
-        let latency = Protocol::ALL.map(|p| {
-            let mut hop = hops[p.index()];
-            if net_hop {
-                hop += c.inter.extra_latency_us;
-            } else if r.nodes > 1 && !g.switch {
-                // A step inside a node of a multi-node collective still pays the network post
-                // overhead.
-                hop = hop.max(p.net_overhead_us());
-            }
-            hop *= c.lat_scale;
-            hop * 1e-6
-        });
         RoundBase {
             intra_link,
             local: g.gpu_bytes == 0.0 && !crosses,
