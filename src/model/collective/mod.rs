@@ -433,9 +433,11 @@ fn costs(
     for ch in groups.as_slice() {
         let s = ch.step(c, p, tree_depth2);
         let mut rt = ch.base.timed(p, s.latency, s.transfer);
-        // A tree tick carries one slice of each tier's bytes (×1 otherwise: exact).
-        let per_slice = 1.0 / f64::from(s.slices);
-        rt.tiers = rt.tiers.map(|(b, t)| (b * per_slice, t * per_slice));
+        if s.slices > 1 {
+            // A tree tick carries one slice of each tier's bytes.
+            let per_slice = 1.0 / f64::from(s.slices);
+            rt.tiers = rt.tiers.map(|(b, t)| (b * per_slice, t * per_slice));
+        }
         t.slices = s.slices;
         t.add(&rt, s.count, s.rounds);
     }
