@@ -41,6 +41,17 @@ impl Protocol {
         [0.25, 0.92, 1.0][self.index()]
     }
 
+    /// Time of a transfer under the protocol, from its time at the full link rate: divided by
+    /// [`Protocol::bw_factor`]. LL's quarter is the exact multiplication by 4 and Simple's 1
+    /// leaves it as it is, so only LL128 pays a division (`tests::protocol_time_divides_by_the_factor`).
+    pub fn transfer_time(self, at_full_rate: f64) -> f64 {
+        match self {
+            Protocol::Ll => at_full_rate * 4.0,
+            Protocol::Ll128 => at_full_rate / self.bw_factor(),
+            Protocol::Simple => at_full_rate,
+        }
+    }
+
     /// Base latency of launching one collective, µs. Every NCCL latency here is from one
     /// release, NCCL 2.29.7 (`src/graph/tuning.cc`, `baseLatencies`): Tree LL 6.8, LL128 14.0,
     /// Simple 8.4; Ring 6.6, 14.0, 8.4; NVLS 0 (its cost is all in its hop latency).
@@ -132,6 +143,36 @@ impl Link {
             Link::Network => "nic",
             Link::LeafUplink => "leaf-uplink",
             Link::SpineUplink => "spine-uplink",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Protocol;
+
+    #[test]
+    fn protocol_time_divides_by_the_factor() {
+        let times = [
+            0.0,
+            1e-300,
+            3e-9,
+            0.1,
+            1.0 / 3.0,
+            0.7,
+            1.0,
+            12345.678,
+            1e300,
+            f64::MAX,
+        ];
+        for p in Protocol::ALL {
+            for t in times {
+                assert_eq!(
+                    p.transfer_time(t).to_bits(),
+                    (t / p.bw_factor()).to_bits(),
+                    "{p:?} {t}"
+                );
+            }
         }
     }
 }

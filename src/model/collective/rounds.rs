@@ -268,7 +268,7 @@ impl RoundBase {
 
     /// Transfer (or reduction, if slower) time of the round under protocol `p`, seconds.
     pub(super) fn transfer(&self, p: Protocol) -> f64 {
-        (self.t_max / p.bw_factor()).max(self.t_reduce)
+        p.transfer_time(self.t_max).max(self.t_reduce)
     }
 
     /// The round as one tick of the pipelined double tree under protocol `p` ([`tree_tick`]).
@@ -287,8 +287,7 @@ impl RoundBase {
     /// The round under protocol `p` with its latency and transfer already known: each tier's
     /// time at the protocol's rate, and the link of the slowest.
     pub(super) fn timed(&self, p: Protocol, latency: f64, transfer: f64) -> RoundTime {
-        let f = p.bw_factor();
-        let tiers = self.tiers.map(|(b, t)| (b, t / f));
+        let tiers = self.tiers.map(|(b, t)| (b, p.transfer_time(t)));
         let links = [
             self.intra_link,
             Link::Network,
