@@ -335,11 +335,12 @@ impl Charged {
 }
 
 /// A collective's round groups, kept on the stack (no algorithm has more than
-/// [`Charges::INLINE`]: `tests::round_groups_fit_inline`); more would move to the heap.
-enum Charges {
-    /// The first `.1` are used.
-    Inline([Charged; Charges::INLINE], usize),
-    Heap(Vec<Charged>),
+/// [`Charges::INLINE`]: `tests::round_groups_fit_inline`); more would all move to the heap.
+struct Charges {
+    /// The first `len` are used while `spill` is empty.
+    inline: [Charged; Charges::INLINE],
+    len: usize,
+    spill: Vec<Charged>,
 }
 
 impl Charges {
@@ -347,30 +348,33 @@ impl Charges {
     const INLINE: usize = 4;
 
     fn new() -> Charges {
-        Charges::Inline([Charged::default(); Charges::INLINE], 0)
+        Charges {
+            inline: [Charged::default(); Charges::INLINE],
+            len: 0,
+            spill: Vec::new(),
+        }
     }
 
     fn push(&mut self, ch: Charged) {
-        match self {
-            Charges::Inline(kept, len) => match kept.get_mut(*len) {
-                Some(slot) => {
-                    *slot = ch;
-                    *len += 1;
+        match self.inline.get_mut(self.len) {
+            Some(slot) => {
+                *slot = ch;
+                self.len += 1;
+            }
+            None => {
+                if self.spill.is_empty() {
+                    self.spill.extend_from_slice(&self.inline);
                 }
-                None => {
-                    let mut all = kept.to_vec();
-                    all.push(ch);
-                    *self = Charges::Heap(all);
-                }
-            },
-            Charges::Heap(all) => all.push(ch),
+                self.spill.push(ch);
+            }
         }
     }
 
     fn as_slice(&self) -> &[Charged] {
-        match self {
-            Charges::Inline(kept, len) => kept.get(..*len).unwrap_or(&[]),
-            Charges::Heap(all) => all,
+        if self.spill.is_empty() {
+            self.inline.get(..self.len).unwrap_or(&[])
+        } else {
+            &self.spill
         }
     }
 }
@@ -604,5 +608,18 @@ mod tests {
         }
         // A multi-node ring has four (two phases, each with and without a network hop).
         assert_eq!(most, Charges::INLINE);
+    }
+
+    #[test]
+    fn round_groups_past_the_inline_ones_are_kept_in_order() {
+        let mut groups = Charges::new();
+        for count in 1..=6 {
+            groups.push(Charged {
+                count,
+                ..Charged::default()
+            });
+        }
+        let counts: Vec<u64> = groups.as_slice().iter().map(|ch| ch.count).collect();
+        assert_eq!(counts, [1, 2, 3, 4, 5, 6]);
     }
 }
