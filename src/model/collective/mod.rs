@@ -381,7 +381,7 @@ impl Charges {
 
 /// The fastest of `protos` for one algorithm, launch latency included, with its totals. The
 /// round groups are costed once before the protocol is chosen; each protocol's total time
-/// then takes one division per group, and only the fastest is summed tier by tier.
+/// then takes a few operations per group, and only the fastest is summed tier by tier.
 fn costs(
     c: &Cluster,
     op: Op,

@@ -96,9 +96,9 @@ pub(super) struct Rates {
     nic_bw: f64,
     /// HBM, bytes/s.
     mem_bw: f64,
-    /// Hop latency of a round inside the node and of one crossing to another node, per
-    /// protocol ([`hop_latencies`]).
+    /// Hop latency of a round inside the node, per protocol ([`hop_latencies`]).
     intra_hop: [f64; 3],
+    /// Hop latency of a round whose dependency chain crosses to another node, per protocol.
     net_hop: [f64; 3],
 }
 
@@ -186,7 +186,7 @@ pub(super) struct RoundBase {
     tiers: [(f64, f64); 4],
     /// The slowest tier's seconds at the full rate (0 if none is used). A protocol divides
     /// every tier by the same positive rate, which keeps their order, so its slowest tier is
-    /// this one: one division per protocol instead of four.
+    /// this one: one [`Protocol::transfer_time`] per protocol instead of four.
     t_max: f64,
     t_reduce: f64,
 }
