@@ -33,9 +33,9 @@ pub use tree::DoubleTree;
 use super::hardware::{
     Fabric, FabricKind, Gpu, NetKind, Network, GPUS_PER_SOCKET, SHM_EFF, SOCKET_LINK_GBS,
 };
-use super::topology::Topology;
+use super::topology::{TierLoad, Topology};
 use super::ModelError;
-use rounds::RoundBase;
+use rounds::{tree_tick_latency_us, Rates, RoundBase};
 
 /// Which collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -281,10 +281,107 @@ impl Totals {
     }
 }
 
-/// The fastest of `protos` for one algorithm, launch latency included, with its totals, from
-/// one pass over the algorithm's rounds.
-/// The pipelined tree is solved in closed form: with P slices a tick costs h + X/P (every byte
-/// term scales as 1/P) and there are 2D + P − 1 ticks, so the best P is near √((2D − 1)·X/h).
+/// A round group as the cost reads it: what one of its rounds costs before the protocol is
+/// chosen, and how many rounds it stands for.
+#[derive(Clone, Copy, Debug, Default)]
+struct Charged {
+    base: RoundBase,
+    count: u64,
+    /// `count` as a float (converted once, not once per protocol).
+    count_f: f64,
+}
+
+/// One round group under one protocol: each round's (or tree tick's) latency and transfer, and
+/// how many there are.
+struct Step {
+    latency: f64,
+    transfer: f64,
+    count: f64,
+    rounds: u64,
+    slices: u32,
+}
+
+impl Charged {
+    /// The group under protocol `p`. `tree_depth2` (twice the double tree's height) makes it
+    /// one tick of the pipelined tree, solved in closed form: with P slices a tick costs
+    /// h + X/P (every byte term scales as 1/P) and there are 2D + P − 1 ticks, so the best P is
+    /// near √((2D − 1)·X/h).
+    fn step(&self, c: &Cluster, p: Protocol, tree_depth2: Option<f64>) -> Step {
+        let x = self.base.transfer(p);
+        let Some(depth2) = tree_depth2 else {
+            return Step {
+                latency: self.base.latency(p),
+                transfer: x,
+                count: self.count_f,
+                rounds: self.count,
+                slices: 1,
+            };
+        };
+        let h = tree_tick_latency_us(c, p) * 1e-6;
+        let ticks = |slices: u32| depth2 + f64::from(slices) - 1.0;
+        let time = |slices: u32| ticks(slices) * (h + x / f64::from(slices));
+        let ideal = ((depth2 - 1.0).max(0.0) * x / h.max(1e-12)).sqrt();
+        let lo = prev_pow2(ideal.clamp(1.0, 64.0) as u32).min(64);
+        let hi = (lo * 2).min(64);
+        let slices = if time(hi) < time(lo) { hi } else { lo };
+        Step {
+            latency: h,
+            transfer: x * (1.0 / f64::from(slices)),
+            count: ticks(slices),
+            rounds: ticks(slices) as u64,
+            slices,
+        }
+    }
+}
+
+/// A collective's round groups, kept on the stack (no algorithm has more than
+/// [`Charges::INLINE`]: `tests::round_groups_fit_inline`); more would all move to the heap.
+struct Charges {
+    /// The first `len` are used while `spill` is empty.
+    inline: [Charged; Charges::INLINE],
+    len: usize,
+    spill: Vec<Charged>,
+}
+
+impl Charges {
+    /// Round groups kept on the stack.
+    const INLINE: usize = 4;
+
+    fn new() -> Charges {
+        Charges {
+            inline: [Charged::default(); Charges::INLINE],
+            len: 0,
+            spill: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, ch: Charged) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => {
+                *slot = ch;
+                self.len += 1;
+            }
+            None => {
+                if self.spill.is_empty() {
+                    self.spill.extend_from_slice(&self.inline);
+                }
+                self.spill.push(ch);
+            }
+        }
+    }
+
+    fn as_slice(&self) -> &[Charged] {
+        if self.spill.is_empty() {
+            self.inline.get(..self.len).unwrap_or(&[])
+        } else {
+            &self.spill
+        }
+    }
+}
+
+/// The fastest of `protos` for one algorithm, launch latency included, with its totals. The
+/// round groups are costed once before the protocol is chosen; each protocol's total time
+/// then takes a few operations per group, and only the fastest is summed tier by tier.
 fn costs(
     c: &Cluster,
     op: Op,
@@ -298,44 +395,57 @@ fn costs(
     } else {
         protos
     };
-    let mut totals = [Totals::default(); 3];
-    let tree_depth2 = f64::from(2 * DoubleTree::new(c.gpus, c.per_node).height());
+    let r = Rates::new(c);
+    let mut groups = Charges::new();
+    // A ring's (or the hierarchical algorithm's) network rounds all send the same bytes the same
+    // distance: their uplink loads are worked out once.
+    let mut last_send: Option<((f64, u32), (TierLoad, TierLoad))> = None;
     each_group(c, op, algo, bytes, 1, &mut |g| {
-        let base = RoundBase::new(c, &g, uplinks(c, &g));
-        for (t, p) in totals.iter_mut().zip(protos) {
-            if algo == Algo::Tree {
-                let rt = base.tree_tick(c, *p);
-                let (h, x) = (rt.latency, rt.transfer);
-                let ticks = |slices: u32| tree_depth2 + f64::from(slices) - 1.0;
-                let time = |slices: u32| ticks(slices) * (h + x / f64::from(slices));
-                let ideal = ((tree_depth2 - 1.0).max(0.0) * x / h.max(1e-12)).sqrt();
-                let lo = prev_pow2(ideal.clamp(1.0, 64.0) as u32).min(64);
-                let hi = (lo * 2).min(64);
-                let slices = if time(hi) < time(lo) { hi } else { lo };
-                let per_slice = 1.0 / f64::from(slices);
-                let tick = RoundTime {
-                    transfer: x * per_slice,
-                    tiers: rt.tiers.map(|(b, t)| (b * per_slice, t * per_slice)),
-                    ..rt
-                };
-                t.slices = slices;
-                t.add(&tick, ticks(slices), ticks(slices) as u64);
-            } else {
-                let rt = base.at(c, *p);
-                t.slices = 1;
-                t.add(&rt, g.count as f64, g.count);
+        let send = (g.node_bytes, g.node_distance);
+        let loads = match last_send {
+            Some((s, loads)) if s == send => loads,
+            _ => {
+                let loads = r.uplinks(c, &g);
+                last_send = Some((send, loads));
+                loads
             }
-        }
+        };
+        groups.push(Charged {
+            base: RoundBase::new(c, &r, &g, loads),
+            count: g.count,
+            count_f: g.count as f64,
+        })
     })?;
-    // The fastest protocol, launch latency included; only it is finished into a report.
-    let launched =
-        |p: Protocol, t: &Totals| t.time + p.launch_latency_us(algo) * c.lat_scale * 1e-6;
-    protos
-        .iter()
-        .zip(totals)
-        .map(|(p, t)| (*p, t))
-        .min_by(|a, b| launched(a.0, &a.1).total_cmp(&launched(b.0, &b.1)))
-        .ok_or_else(|| ModelError::new("algo", "no protocol applies"))
+    let tree_depth2 =
+        (algo == Algo::Tree).then(|| f64::from(2 * DoubleTree::new(c.gpus, c.per_node).height()));
+    // The fastest protocol, launch latency included (the first of equals).
+    let mut best: Option<(Protocol, f64)> = None;
+    for &p in protos {
+        let mut time = 0.0;
+        for ch in groups.as_slice() {
+            let s = ch.step(c, p, tree_depth2);
+            time += (s.latency + s.transfer) * s.count;
+        }
+        let launched = time + p.launch_latency_us(algo) * c.lat_scale * 1e-6;
+        if best.is_none_or(|(_, b)| b.total_cmp(&launched).is_gt()) {
+            best = Some((p, launched));
+        }
+    }
+    let (p, _) = best.ok_or_else(|| ModelError::new("algo", "no protocol applies"))?;
+    // Only it is summed tier by tier, with the same sums as its total above.
+    let mut t = Totals::default();
+    for ch in groups.as_slice() {
+        let s = ch.step(c, p, tree_depth2);
+        let mut rt = ch.base.timed(p, s.latency, s.transfer);
+        if s.slices > 1 {
+            // A tree tick carries one slice of each tier's bytes.
+            let per_slice = 1.0 / f64::from(s.slices);
+            rt.tiers = rt.tiers.map(|(b, t)| (b * per_slice, t * per_slice));
+        }
+        t.slices = s.slices;
+        t.add(&rt, s.count, s.rounds);
+    }
+    Ok((p, t))
 }
 
 /// Adds the launch latency (or, on one GPU, the local copy) and derives the reported figures.
@@ -416,18 +526,16 @@ fn auto_candidates(op: Op) -> &'static [Algo] {
 /// Cost of a collective: the fastest protocol for the algorithm, and for `auto` the fastest
 /// algorithm NCCL would choose.
 pub fn cost(c: &Cluster, op: Op, algo: Algo, bytes: f64) -> Result<CollectiveCost, ModelError> {
-    let single = [algo];
-    let algos: &[Algo] = if algo == Algo::Auto {
-        auto_candidates(op)
-    } else {
-        &single
-    };
+    let costed =
+        |a: Algo| costs(c, op, a, bytes, c.protocols()).map(|(p, t)| finish(c, op, a, p, bytes, t));
+    if algo != Algo::Auto {
+        return costed(algo);
+    }
     let mut best: Option<CollectiveCost> = None;
     let mut first_err = None;
-    for a in algos {
-        match costs(c, op, *a, bytes, c.protocols()) {
-            Ok((p, t)) => {
-                let r = finish(c, op, *a, p, bytes, t);
+    for a in auto_candidates(op) {
+        match costed(*a) {
+            Ok(r) => {
                 if best.is_none_or(|b| r.time_s < b.time_s) {
                     best = Some(r);
                 }
@@ -463,5 +571,55 @@ pub fn p2p_time(c: &Cluster, bytes: f64, same_node: bool) -> f64 {
             + c.inter.extra_latency_us)
             * 1e-6
             + bytes / bw.max(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::scenario::Scenario;
+
+    /// `costs` keeps a collective's round groups on the stack; more than it has room for would
+    /// still be costed right, but from the heap.
+    #[test]
+    fn round_groups_fit_inline() {
+        let mut most = 0;
+        for (pn, intra) in [
+            (1, "nvlink4"),
+            (2, "pcie4"),
+            (3, "xgmi"),
+            (4, "nvlink3"),
+            (8, "nvlink4"),
+        ] {
+            for n in (1..=200).chain([256, 1000, 1024, 4096, 65536]) {
+                let q = format!("gpus={n}&per_node={pn}&intra={intra}&inter=roce400");
+                let Ok(s) = Scenario::parse(&q).and_then(|sc| sc.setup()) else {
+                    continue;
+                };
+                let c = s.cluster();
+                for op in Op::ALL {
+                    for algo in Algo::ALL {
+                        if let Ok(groups) = round_groups(&c, op, algo, 1e9, 1) {
+                            most = most.max(groups.len());
+                        }
+                    }
+                }
+            }
+        }
+        // A multi-node ring has four (two phases, each with and without a network hop).
+        assert_eq!(most, Charges::INLINE);
+    }
+
+    #[test]
+    fn round_groups_past_the_inline_ones_are_kept_in_order() {
+        let mut groups = Charges::new();
+        for count in 1..=6 {
+            groups.push(Charged {
+                count,
+                ..Charged::default()
+            });
+        }
+        let counts: Vec<u64> = groups.as_slice().iter().map(|ch| ch.count).collect();
+        assert_eq!(counts, [1, 2, 3, 4, 5, 6]);
     }
 }

@@ -14,6 +14,9 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// Every protocol, in the order of the per-protocol tables here.
+    pub const ALL: [Protocol; 3] = [Protocol::Ll, Protocol::Ll128, Protocol::Simple];
+
     /// Scenario / JSON id.
     pub fn id(self) -> &'static str {
         match self {
@@ -23,7 +26,8 @@ impl Protocol {
         }
     }
 
-    fn index(self) -> usize {
+    /// Position in [`Protocol::ALL`].
+    pub fn index(self) -> usize {
         match self {
             Protocol::Ll => 0,
             Protocol::Ll128 => 1,
@@ -35,6 +39,17 @@ impl Protocol {
     /// LL128 × 0.92 "120.0/128.0", Simple × 1).
     pub fn bw_factor(self) -> f64 {
         [0.25, 0.92, 1.0][self.index()]
+    }
+
+    /// Time of a transfer under the protocol, from its time at the full link rate: divided by
+    /// [`Protocol::bw_factor`]. LL's quarter is the exact multiplication by 4 and Simple's 1
+    /// leaves it as it is, so only LL128 pays a division (`tests::protocol_time_divides_by_the_factor`).
+    pub fn transfer_time(self, at_full_rate: f64) -> f64 {
+        match self {
+            Protocol::Ll => at_full_rate * 4.0,
+            Protocol::Ll128 => at_full_rate / self.bw_factor(),
+            Protocol::Simple => at_full_rate,
+        }
     }
 
     /// Base latency of launching one collective, µs. Every NCCL latency here is from one
@@ -64,18 +79,25 @@ impl Protocol {
     /// PCI 1.0/1.9/4.0, NET 5.0/8.5/14; NVLS (Simple): NVLink 25, NET 18. Recursive
     /// halving-doubling and the hierarchical algorithm, which NCCL does not have, take the ring's.
     pub fn hop_latency_us(self, algo: Algo, link: Link) -> f64 {
-        let i = self.index();
+        Protocol::hop_latencies_us(algo, link)[self.index()]
+    }
+
+    /// [`Protocol::hop_latency_us`] of every protocol, in [`Protocol::ALL`] order (a round
+    /// reads all three at once).
+    pub fn hop_latencies_us(algo: Algo, link: Link) -> [f64; 3] {
         match (algo, link) {
-            (_, Link::Local) => 0.0,
-            (a, Link::LeafUplink | Link::SpineUplink) => self.hop_latency_us(a, Link::Network),
-            (Algo::Nvls, Link::Network) => 18.0,
-            (Algo::Nvls, _) => 25.0,
-            (Algo::Tree, Link::NvLink | Link::Switch) => [0.6, 1.25, 4.0][i],
-            (Algo::Tree, Link::Pcie) => [1.0, 1.9, 4.0][i],
-            (Algo::Tree, Link::Network) => [5.0, 8.5, 14.0][i],
-            (_, Link::NvLink | Link::Switch) => [0.6, 1.9, 3.4][i],
-            (_, Link::Pcie) => [1.0, 2.5, 5.7][i],
-            (_, Link::Network) => [2.7, 4.0, 14.0][i],
+            (_, Link::Local) => [0.0; 3],
+            (a, Link::LeafUplink | Link::SpineUplink) => {
+                Protocol::hop_latencies_us(a, Link::Network)
+            }
+            (Algo::Nvls, Link::Network) => [18.0; 3],
+            (Algo::Nvls, _) => [25.0; 3],
+            (Algo::Tree, Link::NvLink | Link::Switch) => [0.6, 1.25, 4.0],
+            (Algo::Tree, Link::Pcie) => [1.0, 1.9, 4.0],
+            (Algo::Tree, Link::Network) => [5.0, 8.5, 14.0],
+            (_, Link::NvLink | Link::Switch) => [0.6, 1.9, 3.4],
+            (_, Link::Pcie) => [1.0, 2.5, 5.7],
+            (_, Link::Network) => [2.7, 4.0, 14.0],
         }
     }
 
@@ -121,6 +143,36 @@ impl Link {
             Link::Network => "nic",
             Link::LeafUplink => "leaf-uplink",
             Link::SpineUplink => "spine-uplink",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Protocol;
+
+    #[test]
+    fn protocol_time_divides_by_the_factor() {
+        let times = [
+            0.0,
+            1e-300,
+            3e-9,
+            0.1,
+            1.0 / 3.0,
+            0.7,
+            1.0,
+            12345.678,
+            1e300,
+            f64::MAX,
+        ];
+        for p in Protocol::ALL {
+            for t in times {
+                assert_eq!(
+                    p.transfer_time(t).to_bits(),
+                    (t / p.bw_factor()).to_bits(),
+                    "{p:?} {t}"
+                );
+            }
         }
     }
 }

@@ -71,24 +71,105 @@ impl RoundTime {
 /// What a round group sends across the leaf and pod uplinks (independent of the protocol, so
 /// computed once per group).
 pub fn uplinks(c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
-    if g.node_bytes > 0.0 {
-        c.topo.uplinks(
-            c.nodes(),
-            Send {
-                bytes: g.node_bytes,
-                distance: g.node_distance,
-                nics: f64::from(c.nics.max(1)),
-                nic_bw: c.inter.nic_bw() * c.net_scale,
-            },
-        )
-    } else {
-        Default::default()
-    }
+    Rates::new(c).uplinks(c, g)
 }
 
 /// Time of one round under a protocol, and which link bound it.
 pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
-    RoundBase::new(c, g, uplinks(c, g)).at(c, p)
+    let r = Rates::new(c);
+    RoundBase::new(c, &r, g, r.uplinks(c, g)).at(p)
+}
+
+/// What every round of a collective on one cluster reads: derived once per collective, not once
+/// per round group and protocol (a sweep costs thousands of collectives).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Rates {
+    /// Nodes the collective spans.
+    nodes: u32,
+    /// Link class inside a node.
+    intra_link: Link,
+    /// One GPU into the node fabric, bytes/s ([`Cluster::intra_bw`]).
+    intra_bw: f64,
+    /// A node's NICs together, bytes/s ([`Cluster::node_net_bw`]).
+    node_net_bw: f64,
+    /// One NIC (and one uplink port of the same speed), bytes/s.
+    nic_bw: f64,
+    /// HBM, bytes/s.
+    mem_bw: f64,
+    /// Hop latency of a round inside the node, per protocol ([`hop_latencies`]).
+    intra_hop: [f64; 3],
+    /// Hop latency of a round whose dependency chain crosses to another node, per protocol.
+    net_hop: [f64; 3],
+}
+
+impl Rates {
+    /// The rates of cluster `c`.
+    pub(super) fn new(c: &Cluster) -> Rates {
+        let (nodes, intra_link) = (c.nodes(), c.intra_link());
+        Rates {
+            nodes,
+            intra_link,
+            intra_bw: c.intra_bw(),
+            node_net_bw: c.node_net_bw(),
+            nic_bw: c.inter.nic_bw() * c.net_scale,
+            mem_bw: c.gpu.mem_bw_gbs * 1e9,
+            intra_hop: hop_latencies(c, nodes, intra_link, false, false),
+            net_hop: hop_latencies(c, nodes, intra_link, false, true),
+        }
+    }
+
+    /// [`uplinks`], from the rates.
+    pub(super) fn uplinks(&self, c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
+        if g.node_bytes > 0.0 {
+            c.topo.uplinks(
+                self.nodes,
+                Send {
+                    bytes: g.node_bytes,
+                    distance: g.node_distance,
+                    nics: f64::from(c.nics.max(1)),
+                    nic_bw: self.nic_bw,
+                },
+            )
+        } else {
+            Default::default()
+        }
+    }
+}
+
+/// Hop latency of a round under each protocol ([`Protocol::ALL`] order), seconds: over
+/// `intra_link` inside the node, through the NVLS `switch`, or with a `net_hop` to another node,
+/// on a cluster of `nodes` nodes.
+fn hop_latencies(
+    c: &Cluster,
+    nodes: u32,
+    intra_link: Link,
+    switch: bool,
+    net_hop: bool,
+) -> [f64; 3] {
+    let hops = if switch {
+        // The switch rounds' latency is NVLS's, charged once per collective
+        // (`launch_latency_us`).
+        [0.0; 3]
+    } else if net_hop && c.per_node <= 1 {
+        // One GPU per node: every step's latency is exposed; NCCL charges the tree's network
+        // latency (`tuning.cc`: "With ppn=1 latencies are fully exposed").
+        Protocol::hop_latencies_us(Algo::Tree, Link::Network)
+    } else {
+        let hop_link = if net_hop { Link::Network } else { intra_link };
+        Protocol::hop_latencies_us(Algo::Ring, hop_link)
+    };
+    Protocol::ALL.map(|p| {
+        let mut hop = hops[p.index()];
+        if net_hop {
+            hop += c.inter.extra_latency_us;
+        } else if nodes > 1 && !switch {
+            // A step inside a node of a multi-node collective still pays the network post
+            // overhead.
+            hop = hop.max(p.net_overhead_us());
+        }
+        hop *= c.lat_scale;
+        hop * 1e-6
+    })
 }
 
 /// What a round costs before the protocol is chosen: each tier's transfer time at the full
@@ -97,97 +178,116 @@ pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct RoundBase {
     intra_link: Link,
-    /// An NVLS round through the switch (its latency is charged once per collective).
-    switch: bool,
     /// Nothing crosses a link: no bytes inside the node and none leave it.
     local: bool,
-    net_hop: bool,
+    /// Hop latency under each protocol ([`Protocol::ALL`] order), seconds.
+    latency: [f64; 3],
     /// Node fabric, NICs, leaf uplinks, pod uplinks: (bytes, seconds at the full rate).
     tiers: [(f64, f64); 4],
+    /// The slowest tier's seconds at the full rate (0 if none is used). A protocol divides
+    /// every tier by the same positive rate, which keeps their order, so its slowest tier is
+    /// this one: one [`Protocol::transfer_time`] per protocol instead of four.
+    t_max: f64,
     t_reduce: f64,
 }
 
+impl Default for RoundBase {
+    /// A round that moves nothing.
+    fn default() -> RoundBase {
+        RoundBase {
+            intra_link: Link::Local,
+            local: true,
+            latency: [0.0; 3],
+            tiers: [(0.0, 0.0); 4],
+            t_max: 0.0,
+            t_reduce: 0.0,
+        }
+    }
+}
+
 impl RoundBase {
-    pub(super) fn new(c: &Cluster, g: &RoundGroup, (leaf, pod): (TierLoad, TierLoad)) -> RoundBase {
+    /// Group `g`'s rounds on a cluster with rates `r`, with the group's [`uplinks`] loads.
+    pub(super) fn new(
+        c: &Cluster,
+        r: &Rates,
+        g: &RoundGroup,
+        (leaf, pod): (TierLoad, TierLoad),
+    ) -> RoundBase {
         let crosses = g.node_bytes > 0.0;
-        let intra_link = if g.switch {
-            Link::Switch
-        } else {
-            c.intra_link()
-        };
-        let intra_bw = if g.switch {
-            // Each GPU pushes S into the switch and pulls S back; calibrated so that the
-            // all-reduce's busbw equals the measured NVLS busbw: rate = busbw · n/(n−1).
-            let n = f64::from(c.gpus.max(2));
-            c.intra.nvls_busbw_gbs * 1e9 * n / (n - 1.0) * c.intra_scale
-        } else if g.single_peer && c.intra.kind == FabricKind::Mesh {
-            c.intra.peer_bw() * c.intra_scale
-        } else {
-            c.intra_bw()
-        };
+        let intra_link = if g.switch { Link::Switch } else { r.intra_link };
         let t_intra = if g.gpu_bytes > 0.0 {
+            let intra_bw = if g.switch {
+                // Each GPU pushes S into the switch and pulls S back; calibrated so that the
+                // all-reduce's busbw equals the measured NVLS busbw: rate = busbw · n/(n−1).
+                let n = f64::from(c.gpus.max(2));
+                c.intra.nvls_busbw_gbs * 1e9 * n / (n - 1.0) * c.intra_scale
+            } else if g.single_peer && c.intra.kind == FabricKind::Mesh {
+                c.intra.peer_bw() * c.intra_scale
+            } else {
+                r.intra_bw
+            };
             g.gpu_bytes / intra_bw
         } else {
             0.0
         };
         let t_net = if crosses {
-            g.node_bytes / c.node_net_bw()
+            g.node_bytes / r.node_net_bw
         } else {
             0.0
         };
+        let tiers = [
+            (g.gpu_bytes, t_intra),
+            (g.node_bytes, t_net),
+            (leaf.bytes, leaf.time),
+            (pod.bytes, pod.time),
+        ];
+        let net_hop = crosses && !g.intra_latency;
+        let latency = match (g.switch, net_hop) {
+            (false, false) => r.intra_hop,
+            (false, true) => r.net_hop,
+            (true, _) => hop_latencies(c, r.nodes, intra_link, true, net_hop),
+        };
         RoundBase {
             intra_link,
-            switch: g.switch,
             local: g.gpu_bytes == 0.0 && !crosses,
-            net_hop: crosses && !g.intra_latency,
-            tiers: [
-                (g.gpu_bytes, t_intra),
-                (g.node_bytes, t_net),
-                (leaf.bytes, leaf.time),
-                (pod.bytes, pod.time),
-            ],
+            latency,
+            tiers,
+            t_max: tiers
+                .iter()
+                .fold(0.0, |m, &(_, t)| if t > m { t } else { m }),
             // Reading two operands and writing one at HBM speed (reduction pipelined with the
             // copy).
-            t_reduce: 3.0 * g.reduce_bytes / (c.gpu.mem_bw_gbs * 1e9),
+            t_reduce: 3.0 * g.reduce_bytes / r.mem_bw,
         }
+    }
+
+    /// Hop latency of the round under protocol `p`, seconds.
+    pub(super) fn latency(&self, p: Protocol) -> f64 {
+        self.latency[p.index()]
+    }
+
+    /// Transfer (or reduction, if slower) time of the round under protocol `p`, seconds.
+    pub(super) fn transfer(&self, p: Protocol) -> f64 {
+        p.transfer_time(self.t_max).max(self.t_reduce)
     }
 
     /// The round as one tick of the pipelined double tree under protocol `p` ([`tree_tick`]).
     pub(super) fn tree_tick(&self, c: &Cluster, p: Protocol) -> RoundTime {
         RoundTime {
             latency: tree_tick_latency_us(c, p) * 1e-6,
-            ..self.at(c, p)
+            ..self.at(p)
         }
     }
 
     /// The round under protocol `p`.
-    pub(super) fn at(&self, c: &Cluster, p: Protocol) -> RoundTime {
-        let f = p.bw_factor();
-        let hop_link = if self.net_hop {
-            Link::Network
-        } else {
-            self.intra_link
-        };
-        let mut hop = if self.switch {
-            // The switch rounds' latency is NVLS's, charged once per collective
-            // (`launch_latency_us`).
-            0.0
-        } else if self.net_hop && c.per_node <= 1 {
-            // One GPU per node: every step's latency is exposed; NCCL charges the tree's network
-            // latency (`tuning.cc`: "With ppn=1 latencies are fully exposed").
-            p.hop_latency_us(Algo::Tree, Link::Network)
-        } else {
-            p.hop_latency_us(Algo::Ring, hop_link)
-        };
-        if self.net_hop {
-            hop += c.inter.extra_latency_us;
-        } else if c.nodes() > 1 && !self.switch {
-            // A step inside a node of a multi-node collective still pays the network post
-            // overhead.
-            hop = hop.max(p.net_overhead_us());
-        }
-        hop *= c.lat_scale;
-        let tiers = self.tiers.map(|(b, t)| (b, t / f));
+    pub(super) fn at(&self, p: Protocol) -> RoundTime {
+        self.timed(p, self.latency(p), self.transfer(p))
+    }
+
+    /// The round under protocol `p` with its latency and transfer already known: each tier's
+    /// time at the protocol's rate, and the link of the slowest.
+    pub(super) fn timed(&self, p: Protocol, latency: f64, transfer: f64) -> RoundTime {
+        let tiers = self.tiers.map(|(b, t)| (b, p.transfer_time(t)));
         let links = [
             self.intra_link,
             Link::Network,
@@ -200,12 +300,10 @@ impl RoundBase {
                 bound = (t, l);
             }
         }
-        let (t, link) = bound;
-        let link = if self.local { Link::Local } else { link };
         RoundTime {
-            latency: hop * 1e-6,
-            transfer: t.max(self.t_reduce),
-            link,
+            latency,
+            transfer,
+            link: if self.local { Link::Local } else { bound.1 },
             tiers,
         }
     }
@@ -215,7 +313,7 @@ impl RoundBase {
 /// 2·((ppn − 1)·intra + log2(nodes)·inter) along its depth (NCCL 2.29.7 `tuning.cc` line 380),
 /// NVLink (or PCIe) latencies on the chain inside a node and network latencies between nodes;
 /// spread evenly over the ticks of one pass down the tree's height.
-fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
+pub(super) fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
     let g = c.per_node.min(c.gpus).max(1);
     let k = c.nodes().max(1);
     let intra = p.hop_latency_us(Algo::Tree, c.intra_link());
@@ -228,7 +326,8 @@ fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
 /// One tick of the pipelined double tree: its busiest stage's transfer, and the tree's latency
 /// per tick (`tree_tick_latency_us`). The cost and the explicit schedule both use it.
 pub fn tree_tick(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
-    RoundBase::new(c, g, uplinks(c, g)).tree_tick(c, p)
+    let r = Rates::new(c);
+    RoundBase::new(c, &r, g, r.uplinks(c, g)).tree_tick(c, p)
 }
 
 /// The round groups of an algorithm (collected; see [`each_group`]).
@@ -410,67 +509,68 @@ fn rhd_groups(
     let p2 = prev_pow2(n);
     let levels = p2.trailing_zeros();
     let fold = n != p2;
+    let node_gpus = f64::from(g.min(n));
     // Partners `dist` ranks apart (node-major ranks) are in another node when dist ≥ g, and for
     // some ranks when g is not a multiple of 2·dist; then the node's GPUs send through its NICs
-    // at once (counted for all g: the busiest node).
-    let make = |bytes: f64, dist: u32, reduce: bool| {
-        let crosses = multi_node && (dist >= g || g % (2 * dist) != 0);
-        RoundGroup {
-            count: 1,
-            gpu_bytes: if crosses { 0.0 } else { bytes },
-            node_bytes: if crosses {
-                bytes * f64::from(g.min(n))
-            } else {
-                0.0
-            },
-            reduce_bytes: if reduce { bytes } else { 0.0 },
-            single_peer: true,
-            switch: false,
-            intra_latency: false,
-            node_distance: (dist / g).max(1),
-        }
-    };
+    // at once (counted for all g: the busiest node). For dist a power of two, as here, both
+    // come to dist ≥ the largest power of two dividing g.
+    let g_pow2 = 1u32 << g.max(1).trailing_zeros();
     // A round's time is affine in its bytes within one class (crossing or not, reducing or
     // not), so consecutive rounds of a class merge into one group with their mean size: the
     // same total, computed once (sweeps evaluate this thousands of times).
     let mut pending: Option<(RoundGroup, f64)> = None;
-    let mut push = |r: RoundGroup, emit: &mut dyn FnMut(RoundGroup)| {
-        let same = |a: &RoundGroup| {
-            (a.node_bytes > 0.0) == (r.node_bytes > 0.0)
-                && (a.reduce_bytes > 0.0) == (r.reduce_bytes > 0.0)
+    let mut push = |bytes: f64, dist: u32, reduce: bool, emit: &mut dyn FnMut(RoundGroup)| {
+        let (gpu_bytes, node_bytes) = if multi_node && dist >= g_pow2 {
+            (0.0, bytes * node_gpus)
+        } else {
+            (bytes, 0.0)
         };
+        let reduce_bytes = if reduce { bytes } else { 0.0 };
         match pending.as_mut() {
-            Some((acc, n)) if same(acc) => {
-                acc.gpu_bytes += r.gpu_bytes;
-                acc.node_bytes += r.node_bytes;
-                acc.reduce_bytes += r.reduce_bytes;
-                *n += 1.0;
+            Some((acc, rounds))
+                if (acc.node_bytes > 0.0) == (node_bytes > 0.0)
+                    && (acc.reduce_bytes > 0.0) == (reduce_bytes > 0.0) =>
+            {
+                acc.gpu_bytes += gpu_bytes;
+                acc.node_bytes += node_bytes;
+                acc.reduce_bytes += reduce_bytes;
+                *rounds += 1.0;
             }
             _ => {
-                if let Some((acc, n)) = pending.take() {
-                    emit(mean(acc, n));
+                if let Some((acc, rounds)) = pending.take() {
+                    emit(mean(acc, rounds));
                 }
-                pending = Some((r, 1.0));
+                let first = RoundGroup {
+                    count: 1,
+                    gpu_bytes,
+                    node_bytes,
+                    reduce_bytes,
+                    single_peer: true,
+                    switch: false,
+                    intra_latency: false,
+                    node_distance: (dist / g.max(1)).max(1),
+                };
+                pending = Some((first, 1.0));
             }
         }
     };
     let part = s / f64::from(p2);
     if fold && op != Op::AllGather {
-        push(make(s, p2, true), emit);
+        push(s, p2, true, emit);
     }
     if op != Op::AllGather {
         for j in 0..levels {
-            push(make(s / f64::from(2u32 << j), p2 >> (j + 1), true), emit);
+            push(s / f64::from(2u32 << j), p2 >> (j + 1), true, emit);
         }
     }
     if op != Op::ReduceScatter {
         // Doubling round j sends the 2^j parts gathered so far.
         for j in 0..levels {
-            push(make(part * f64::from(1u32 << j), 1 << j, false), emit);
+            push(part * f64::from(1u32 << j), 1 << j, false, emit);
         }
     }
     if fold && op != Op::ReduceScatter {
-        push(make(s, p2, false), emit);
+        push(s, p2, false, emit);
     }
     if let Some((acc, n)) = pending {
         emit(mean(acc, n));

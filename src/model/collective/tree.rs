@@ -89,35 +89,31 @@ impl DoubleTree {
             return (0, 0, 0);
         }
         let (g, k) = (self.g, self.nodes());
-        // Child nodes of node m in the node tree.
-        let hc = |m: u32| (i64::from(k) - 1 - 2 * i64::from(m)).clamp(0, 2) as u32;
-        let mid = k / 2;
-        let picks = || {
-            (0..k.min(4))
-                .chain(k.saturating_sub(4)..k)
-                .chain(mid.saturating_sub(2)..(mid + 2).min(k))
-        };
+        // Child nodes of the root node (node m has 2m+1 and 2m+2 below k); no node has more.
+        let root_children = (k - 1).min(2);
         // A chain GPU talks to its two chain neighbours in each tree.
         let intra = match g {
             1 => 0,
             2 => 2,
             _ => 4,
         };
-        // A node's two heads (one per tree) each reach a parent node and up to two children.
-        let net = picks()
-            .map(|m| {
-                let o = k - 1 - m;
-                u32::from(m > 0) + hc(m) + u32::from(o > 0) + hc(o)
-            })
-            .max()
-            .unwrap_or(0);
-        // A head adds its chain neighbour's and its child nodes' contributions; a chain GPU its
-        // neighbour's in each tree; with one GPU per node, children in both trees.
+        // A node's two heads (one per tree) each reach a parent node and up to two children. A
+        // node with two child nodes in one tree is a leaf in the other (the first ⌊(k−1)/2⌋
+        // nodes, mirrored in tree B), so the busiest, node 1 from five nodes on, has a parent in
+        // both trees and two children in one: 4.
+        let net = match k {
+            1 => 0,
+            2 => 2,
+            3 | 4 => 3,
+            _ => 4,
+        };
+        // A head adds its chain neighbour's and its child nodes' contributions (the root's are
+        // the most); a chain GPU its neighbour's in each tree; with one GPU per node, children
+        // in both trees, which is at most two as above.
         let recv = if g == 1 {
-            picks().map(|m| hc(m) + hc(k - 1 - m)).max().unwrap_or(0)
+            root_children
         } else {
-            let head = 1 + hc(0).max(picks().map(hc).max().unwrap_or(0));
-            head.max(if g >= 3 { 2 } else { 0 })
+            (1 + root_children).max(if g >= 3 { 2 } else { 0 })
         };
         (intra, net, recv)
     }
