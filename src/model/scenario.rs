@@ -826,15 +826,7 @@ impl Scenario {
         // state fits, else the least sharding that fits — Megatron's distributed optimizer
         // (stage 1) first, FSDP (stage 3) when nothing less will do.
         if self.zero.is_none() {
-            setup.zero = (0..=3)
-                .find(|&z| {
-                    super::step::memory(&Setup {
-                        zero: z,
-                        ..setup.clone()
-                    })
-                    .fits()
-                })
-                .unwrap_or(3);
+            setup.zero = super::step::least_zero_that_fits(&setup);
         }
         Ok(setup)
     }

@@ -440,6 +440,21 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
 
 /// Memory per GPU.
 pub fn memory(s: &Setup) -> Memory {
+    at_zero(s, s.zero, working_memory(s))
+}
+
+/// The least ZeRO stage whose memory fits, or 3 when none does. Activations and buffers do not
+/// depend on the stage, so they are worked out once.
+pub fn least_zero_that_fits(s: &Setup) -> u8 {
+    let working = working_memory(s);
+    (0..=3)
+        .find(|&z| at_zero(s, z, working).fits())
+        .unwrap_or(3)
+}
+
+/// The training state at ZeRO stage `z`, and ZeRO-3's gathered units, on top of `working`
+/// (activations, buffers).
+fn at_zero(s: &Setup, z: u8, (activations, buffers): (f64, f64)) -> Memory {
     let w = &s.workload;
     let p = s.precision;
     let shard = f64::from(s.tp * s.pp);
@@ -450,14 +465,12 @@ pub fn memory(s: &Setup) -> Memory {
     } else {
         (WEIGHT_BYTES_16, OPTIMIZER_BYTES_MIXED)
     };
-    let z = s.zero;
-    let pp_f = f64::from(s.pp);
     // ZeRO-3 gathers one unit at a time and prefetches the next: two units' weights and one
     // unit's gradient exist whole (PyTorch FSDP docs, `forward_prefetch`/`backward_prefetch`;
     // FSDP2 prefetches one unit implicitly). A unit is a layer, or the output layer (V·h/tp)
     // where that is larger.
     let gathered = if z >= 3 {
-        let layer = params / (f64::from(w.layers()) / pp_f).max(1.0);
+        let layer = params / (f64::from(w.layers()) / f64::from(s.pp)).max(1.0);
         let output = w
             .vocab_and_hidden()
             .map_or(0.0, |(v, h)| v * h / f64::from(s.tp));
@@ -465,9 +478,20 @@ pub fn memory(s: &Setup) -> Memory {
     } else {
         0.0
     };
-    let weights = params * wbytes / if z >= 3 { dp } else { 1.0 };
-    let gradients = params * p.grad_bytes() / if z >= 2 { dp } else { 1.0 };
-    let optimizer = params * obytes / if z >= 1 { dp } else { 1.0 };
+    Memory {
+        weights: params * wbytes / if z >= 3 { dp } else { 1.0 },
+        gradients: params * p.grad_bytes() / if z >= 2 { dp } else { 1.0 },
+        optimizer: params * obytes / if z >= 1 { dp } else { 1.0 },
+        activations,
+        buffers: buffers + gathered,
+        capacity: s.gpu.mem_bytes() * USABLE_MEMORY,
+    }
+}
+
+/// Activations and working buffers per GPU, bytes: the same at every ZeRO stage.
+fn working_memory(s: &Setup) -> (f64, f64) {
+    let w = &s.workload;
+    let pp_f = f64::from(s.pp);
     // 1F1B keeps up to pp micro-batches of activations alive on the first stage; interleaving
     // adds (p−1)/(p·v) of a stage's worth more (Narayanan et al. 2021 §2.2.2).
     let interleave = if s.vpp > 1 {
@@ -477,7 +501,7 @@ pub fn memory(s: &Setup) -> Memory {
     };
     let in_flight = (pp_f * interleave).min(s.micro_batches as f64).max(1.0);
     let acts = activations(s);
-    let act_scale = if p.is_fp32() { 2.0 } else { 1.0 };
+    let act_scale = if s.precision.is_fp32() { 2.0 } else { 1.0 };
     let micro = f64::from(s.micro);
     // One micro-batch's stored activations on one stage.
     let stage = w.activation_bytes_per_sample(&acts, 1.0 / pp_f) * act_scale * micro;
@@ -504,18 +528,10 @@ pub fn memory(s: &Setup) -> Memory {
     let last_in_flight = if s.vpp > 1 { in_flight } else { 1.0 };
     let first = (stage * in_flight, working);
     let last = (stage * last_in_flight, loss.max(working));
-    let (activations, buffers) = if first.0 + first.1 > last.0 + last.1 {
+    if first.0 + first.1 > last.0 + last.1 {
         first
     } else {
         last
-    };
-    Memory {
-        weights,
-        gradients,
-        optimizer,
-        activations,
-        buffers: buffers + gathered,
-        capacity: s.gpu.mem_bytes() * USABLE_MEMORY,
     }
 }
 
