@@ -429,3 +429,20 @@ fn the_last_stage_holds_the_loss() {
         r.memory_gib.buffers
     );
 }
+
+/// MI300X runs RCCL, whose own tuning table for gfx942 sets the latencies (12 µs base, 0.8 µs a
+/// ring step over xGMI with LL) and leaves LL128 off: an 8-byte all-reduce on 8 GPUs costs
+/// 12 + 14 × 0.8 µs, and 8 MiB goes by Simple. Before, NCCL's table gave 15 µs and LL128.
+#[test]
+fn mi300x_collectives_follow_rccl() {
+    let q = |bytes: &str| {
+        collective(&format!(
+            "op=allreduce&gpus=8&per_node=8&gpu=mi300x&intra=xgmi&bytes={bytes}"
+        ))
+    };
+    let tiny = q("8");
+    // Plus 8 bytes at LL's rate.
+    assert!((tiny.time_us - 23.2).abs() < 1e-3, "{}", tiny.time_us);
+    assert_eq!(q("8MiB").protocol, "Simple");
+    assert_eq!(q("1GiB").protocol, "Simple");
+}

@@ -65,6 +65,16 @@ impl Precision {
     }
 }
 
+/// A collective library: NVIDIA's NCCL, or AMD's RCCL (a fork of NCCL with its own tuning
+/// tables for AMD GPUs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Library {
+    /// NCCL.
+    Nccl,
+    /// RCCL.
+    Rccl,
+}
+
 /// One accelerator model.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gpu {
@@ -97,6 +107,9 @@ pub struct Gpu {
     /// (peer-to-peer). GeForce cards of the 40 and 50 series do not: NCCL then relays through
     /// host memory (its SHM transport).
     pub p2p: bool,
+    /// The collective library the vendor ships for these GPUs (its tuner decides the protocols
+    /// and latencies).
+    pub library: Library,
     /// Board power (TDP), watts, from the datasheet named in the entry.
     pub tdp_w: f64,
 }
@@ -197,6 +210,7 @@ pub const GPUS: [Gpu; 7] = [
         flash_attention_efficiency: None,
         default_intra: "nvlink2",
         p2p: true,
+        library: Library::Nccl,
         // V100 SXM2 datasheet: 300 W.
         tdp_w: 300.0,
     },
@@ -214,6 +228,7 @@ pub const GPUS: [Gpu; 7] = [
         flash_attention_efficiency: Some(173.0 / 312.0),
         default_intra: "nvlink3",
         p2p: true,
+        library: Library::Nccl,
         // A100 SXM datasheet: 400 W.
         tdp_w: 400.0,
     },
@@ -237,6 +252,7 @@ pub const GPUS: [Gpu; 7] = [
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink4",
         p2p: true,
+        library: Library::Nccl,
         // H100 SXM datasheet: up to 700 W (Llama 3 ran at 700 W).
         tdp_w: 700.0,
     },
@@ -260,6 +276,7 @@ pub const GPUS: [Gpu; 7] = [
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink4",
         p2p: true,
+        library: Library::Nccl,
         // H200 SXM datasheet: up to 700 W.
         tdp_w: 700.0,
     },
@@ -284,6 +301,7 @@ pub const GPUS: [Gpu; 7] = [
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "nvlink5",
         p2p: true,
+        library: Library::Nccl,
         // HGX B200: 1,000 W per GPU (secondary sources; NVIDIA gives the system, 14.3 kW for DGX B200).
         tdp_w: 1000.0,
     },
@@ -307,6 +325,7 @@ pub const GPUS: [Gpu; 7] = [
         flash_attention_efficiency: Some(294.0 / 989.4),
         default_intra: "xgmi",
         p2p: true,
+        library: Library::Rccl,
         // MI300X datasheet: 750 W.
         tdp_w: 750.0,
     },
@@ -331,6 +350,7 @@ pub const GPUS: [Gpu; 7] = [
         flash_attention_efficiency: Some(173.0 / 312.0),
         default_intra: "pcie4",
         p2p: false,
+        library: Library::Nccl,
         // RTX 4090 specifications: 450 W total graphics power.
         tdp_w: 450.0,
     },

@@ -220,7 +220,10 @@ impl Schedule {
             parts,
             part_bytes,
             owned,
-            base_latency: chosen.protocol.launch_latency_us(chosen.algorithm) * 1e-6,
+            base_latency: chosen
+                .protocol
+                .launch_latency_us(chosen.algorithm, c.gpu.library)
+                * 1e-6,
             rounds,
         })
     }

@@ -968,7 +968,10 @@ impl Aggregate {
     pub fn new(c: &Cluster, op: Op, algo: Algo, bytes: f64) -> Result<Aggregate, ModelError> {
         let chosen = crate::model::collective::cost(c, op, algo, bytes)?;
         let groups = round_groups(c, op, chosen.algorithm, bytes, chosen.slices)?;
-        let mut t = chosen.protocol.launch_latency_us(chosen.algorithm) * 1e-6;
+        let mut t = chosen
+            .protocol
+            .launch_latency_us(chosen.algorithm, c.gpu.library)
+            * 1e-6;
         let mut first = 0;
         let mut segments = Vec::new();
         for g in groups {

@@ -31,7 +31,7 @@ pub use rounds::{
 pub use tree::DoubleTree;
 
 use super::hardware::{
-    Fabric, FabricKind, Gpu, NetKind, Network, GPUS_PER_SOCKET, SHM_EFF, SOCKET_LINK_GBS,
+    Fabric, FabricKind, Gpu, Library, NetKind, Network, GPUS_PER_SOCKET, SHM_EFF, SOCKET_LINK_GBS,
 };
 use super::topology::{TierLoad, Topology};
 use super::ModelError;
@@ -204,11 +204,14 @@ impl Cluster {
         }
     }
 
-    /// Protocols NCCL enables here: LL128 needs NVLink inside the node and, across nodes, RDMA
-    /// (`tuning.cc`: LL128 enabled only where `typeIntra <= PATH_NVL`).
+    /// Protocols the library enables here: LL128 needs NVLink inside the node and, across
+    /// nodes, RDMA (NCCL `tuning.cc`: LL128 enabled only where `typeIntra <= PATH_NVL`). RCCL
+    /// leaves LL128 off on MI300X unless `RCCL_LL128_FORCE_ENABLE` is set (ROCm/rccl 2.21.5
+    /// `init.cc`: `ll128Enabled = false`; its kernels are built for gfx90a only).
     pub fn protocols(&self) -> &'static [Protocol] {
         let net_ok = self.nodes() <= 1 || self.inter.kind == NetKind::Rdma;
-        if self.intra.is_nvlink() && net_ok {
+        let ll128 = self.gpu.library == Library::Nccl;
+        if self.intra.is_nvlink() && net_ok && ll128 {
             &[Protocol::Ll, Protocol::Ll128, Protocol::Simple]
         } else {
             &[Protocol::Ll, Protocol::Simple]
@@ -426,7 +429,7 @@ fn costs(
             let s = ch.step(c, p, tree_depth2);
             time += (s.latency + s.transfer) * s.count;
         }
-        let launched = time + p.launch_latency_us(algo) * c.lat_scale * 1e-6;
+        let launched = time + p.launch_latency_us(algo, c.gpu.library) * c.lat_scale * 1e-6;
         if best.is_none_or(|(_, b)| b.total_cmp(&launched).is_gt()) {
             best = Some((p, launched));
         }
@@ -463,8 +466,8 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
         time = 2.0 * bytes / (c.gpu.mem_bw_gbs * 1e9);
         by_link[0] = time;
     } else {
-        time += p.launch_latency_us(algo) * c.lat_scale * 1e-6;
-        latency += p.launch_latency_us(algo) * c.lat_scale * 1e-6;
+        time += p.launch_latency_us(algo, c.gpu.library) * c.lat_scale * 1e-6;
+        latency += p.launch_latency_us(algo, c.gpu.library) * c.lat_scale * 1e-6;
     }
     let time = time.max(1e-9);
     let algbw = bytes / time / 1e9;
@@ -555,19 +558,21 @@ pub fn cost(c: &Cluster, op: Op, algo: Algo, bytes: f64) -> Result<CollectiveCos
 /// Same node: one NVLink/PCIe peer; different nodes: one NIC's share (GPUDirect RDMA).
 pub fn p2p_time(c: &Cluster, bytes: f64, same_node: bool) -> f64 {
     let p = Protocol::Simple;
+    let lib = c.gpu.library;
     if same_node {
         let bw = if c.intra.kind == FabricKind::Mesh {
             c.intra.peer_bw()
         } else {
             c.intra_bw()
         };
-        (p.base_latency_us(Algo::Ring) + p.hop_latency_us(Algo::Ring, c.intra_link())) * 1e-6
+        (p.base_latency_us(Algo::Ring, lib) + p.hop_latency_us(Algo::Ring, c.intra_link(), lib))
+            * 1e-6
             + bytes / bw
     } else {
         let per_gpu_nics = (f64::from(c.nics) / f64::from(c.per_node.max(1))).min(1.0);
         let bw = c.inter.nic_bw() * per_gpu_nics;
-        (p.base_latency_us(Algo::Ring)
-            + p.hop_latency_us(Algo::Ring, Link::Network)
+        (p.base_latency_us(Algo::Ring, lib)
+            + p.hop_latency_us(Algo::Ring, Link::Network, lib)
             + c.inter.extra_latency_us)
             * 1e-6
             + bytes / bw.max(1.0)

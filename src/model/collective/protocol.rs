@@ -1,6 +1,7 @@
 //! NCCL's wire protocols and the link classes a round crosses, with their latencies.
 
 use super::Algo;
+use crate::model::hardware::Library;
 
 /// NCCL's wire protocols.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -35,69 +36,82 @@ impl Protocol {
         }
     }
 
-    /// Fraction of the link bandwidth the protocol delivers (NCCL `tuning.cc`: ring LL busBw × 1/4,
-    /// LL128 × 0.92 "120.0/128.0", Simple × 1).
-    pub fn bw_factor(self) -> f64 {
-        [0.25, 0.92, 1.0][self.index()]
+    /// Fraction of the link bandwidth the protocol delivers. NCCL (`tuning.cc`): ring LL busBw
+    /// × 1/4, LL128 × 0.92 "120.0/128.0", Simple × 1. RCCL on MI300X (ROCm/rccl 2.21.5
+    /// `src/graph/tuning.cc`, `tuning_model_5`, the gfx942 table, `bwRatio` for up to two
+    /// nodes): ring LL 0.08 (LL128 is off there), Simple 1.
+    pub fn bw_factor(self, lib: Library) -> f64 {
+        match lib {
+            Library::Nccl => [0.25, 0.92, 1.0][self.index()],
+            Library::Rccl => [0.08, 0.08, 1.0][self.index()],
+        }
     }
 
     /// Time of a transfer under the protocol, from its time at the full link rate: divided by
-    /// [`Protocol::bw_factor`]. LL's quarter is the exact multiplication by 4 and Simple's 1
-    /// leaves it as it is, so only LL128 pays a division (`tests::protocol_time_divides_by_the_factor`).
-    pub fn transfer_time(self, at_full_rate: f64) -> f64 {
-        match self {
-            Protocol::Ll => at_full_rate * 4.0,
-            Protocol::Ll128 => at_full_rate / self.bw_factor(),
-            Protocol::Simple => at_full_rate,
+    /// [`Protocol::bw_factor`]. NCCL's LL quarter is the exact multiplication by 4 and Simple's
+    /// 1 leaves it as it is, so only the other factors pay a division
+    /// (`tests::protocol_time_divides_by_the_factor`).
+    pub fn transfer_time(self, lib: Library, at_full_rate: f64) -> f64 {
+        match (lib, self) {
+            (_, Protocol::Simple) => at_full_rate,
+            (Library::Nccl, Protocol::Ll) => at_full_rate * 4.0,
+            _ => at_full_rate / self.bw_factor(lib),
         }
     }
 
     /// Base latency of launching one collective, µs. Every NCCL latency here is from one
     /// release, NCCL 2.29.7 (`src/graph/tuning.cc`, `baseLatencies`): Tree LL 6.8, LL128 14.0,
-    /// Simple 8.4; Ring 6.6, 14.0, 8.4; NVLS 0 (its cost is all in its hop latency).
-    pub fn base_latency_us(self, algo: Algo) -> f64 {
-        match algo {
-            Algo::Nvls => 0.0,
-            Algo::Tree => [6.8, 14.0, 8.4][self.index()],
-            _ => [6.6, 14.0, 8.4][self.index()],
+    /// Simple 8.4; Ring 6.6, 14.0, 8.4; NVLS 0 (its cost is all in its hop latency). RCCL's
+    /// (2.21.5 `tuning.cc`, `baseLat`, every table): LL 12, LL128 12, Simple 17.
+    pub fn base_latency_us(self, algo: Algo, lib: Library) -> f64 {
+        match (lib, algo) {
+            (Library::Rccl, _) => [12.0, 12.0, 17.0][self.index()],
+            (Library::Nccl, Algo::Nvls) => 0.0,
+            (Library::Nccl, Algo::Tree) => [6.8, 14.0, 8.4][self.index()],
+            (Library::Nccl, _) => [6.6, 14.0, 8.4][self.index()],
         }
     }
 
     /// Latency charged once per collective, µs: the base latency, and for NVLS its whole cost
     /// (one NVLink step through the switch, 25 µs).
-    pub fn launch_latency_us(self, algo: Algo) -> f64 {
+    pub fn launch_latency_us(self, algo: Algo, lib: Library) -> f64 {
         let own = if algo == Algo::Nvls {
-            self.hop_latency_us(Algo::Nvls, Link::Switch)
+            self.hop_latency_us(Algo::Nvls, Link::Switch, lib)
         } else {
             0.0
         };
-        self.base_latency_us(algo) + own
+        self.base_latency_us(algo, lib) + own
     }
 
     /// Per-step latency of a link class, µs (NCCL 2.29.7 `tuning.cc` `hwLatencies`). Ring:
     /// NVLink .6/1.9/3.4, PCI 1.0/2.5/5.7, NET 2.7/4.0/14.0; Tree: NVLink .6/1.25/4.0,
     /// PCI 1.0/1.9/4.0, NET 5.0/8.5/14; NVLS (Simple): NVLink 25, NET 18. Recursive
     /// halving-doubling and the hierarchical algorithm, which NCCL does not have, take the ring's.
-    pub fn hop_latency_us(self, algo: Algo, link: Link) -> f64 {
-        Protocol::hop_latencies_us(algo, link)[self.index()]
+    /// RCCL's gfx942 table (`tuning_model_5`, its "NVLINK" row is xGMI): ring .8/.8/2.1, tree
+    /// .9/.9/2.3; its PCI and network rows are NCCL's here (**assumption**: no MI300X
+    /// measurement across nodes at small sizes to check them on).
+    pub fn hop_latency_us(self, algo: Algo, link: Link, lib: Library) -> f64 {
+        Protocol::hop_latencies_us(algo, link, lib)[self.index()]
     }
 
     /// [`Protocol::hop_latency_us`] of every protocol, in [`Protocol::ALL`] order (a round
     /// reads all three at once).
-    pub fn hop_latencies_us(algo: Algo, link: Link) -> [f64; 3] {
-        match (algo, link) {
-            (_, Link::Local) => [0.0; 3],
-            (a, Link::LeafUplink | Link::SpineUplink) => {
-                Protocol::hop_latencies_us(a, Link::Network)
+    pub fn hop_latencies_us(algo: Algo, link: Link, lib: Library) -> [f64; 3] {
+        match (lib, algo, link) {
+            (_, _, Link::Local) => [0.0; 3],
+            (_, a, Link::LeafUplink | Link::SpineUplink) => {
+                Protocol::hop_latencies_us(a, Link::Network, lib)
             }
-            (Algo::Nvls, Link::Network) => [18.0; 3],
-            (Algo::Nvls, _) => [25.0; 3],
-            (Algo::Tree, Link::NvLink | Link::Switch) => [0.6, 1.25, 4.0],
-            (Algo::Tree, Link::Pcie) => [1.0, 1.9, 4.0],
-            (Algo::Tree, Link::Network) => [5.0, 8.5, 14.0],
-            (_, Link::NvLink | Link::Switch) => [0.6, 1.9, 3.4],
-            (_, Link::Pcie) => [1.0, 2.5, 5.7],
-            (_, Link::Network) => [2.7, 4.0, 14.0],
+            (Library::Rccl, Algo::Tree, Link::NvLink | Link::Switch) => [0.9, 0.9, 2.3],
+            (Library::Rccl, _, Link::NvLink | Link::Switch) => [0.8, 0.8, 2.1],
+            (_, Algo::Nvls, Link::Network) => [18.0; 3],
+            (_, Algo::Nvls, _) => [25.0; 3],
+            (_, Algo::Tree, Link::NvLink | Link::Switch) => [0.6, 1.25, 4.0],
+            (_, Algo::Tree, Link::Pcie) => [1.0, 1.9, 4.0],
+            (_, Algo::Tree, Link::Network) => [5.0, 8.5, 14.0],
+            (_, _, Link::NvLink | Link::Switch) => [0.6, 1.9, 3.4],
+            (_, _, Link::Pcie) => [1.0, 2.5, 5.7],
+            (_, _, Link::Network) => [2.7, 4.0, 14.0],
         }
     }
 
@@ -150,6 +164,7 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::Protocol;
+    use crate::model::hardware::Library;
 
     #[test]
     fn protocol_time_divides_by_the_factor() {
@@ -165,13 +180,15 @@ mod tests {
             1e300,
             f64::MAX,
         ];
-        for p in Protocol::ALL {
-            for t in times {
-                assert_eq!(
-                    p.transfer_time(t).to_bits(),
-                    (t / p.bw_factor()).to_bits(),
-                    "{p:?} {t}"
-                );
+        for lib in [Library::Nccl, Library::Rccl] {
+            for p in Protocol::ALL {
+                for t in times {
+                    assert_eq!(
+                        p.transfer_time(lib, t).to_bits(),
+                        (t / p.bw_factor(lib)).to_bits(),
+                        "{lib:?} {p:?} {t}"
+                    );
+                }
             }
         }
     }

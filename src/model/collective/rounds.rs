@@ -2,7 +2,7 @@
 
 use super::tree::DoubleTree;
 use super::{Algo, Cluster, Link, Op, Protocol};
-use crate::model::hardware::FabricKind;
+use crate::model::hardware::{FabricKind, Library};
 use crate::model::topology::{Send, TierLoad};
 use crate::model::ModelError;
 
@@ -153,10 +153,10 @@ fn hop_latencies(
     } else if net_hop && c.per_node <= 1 {
         // One GPU per node: every step's latency is exposed; NCCL charges the tree's network
         // latency (`tuning.cc`: "With ppn=1 latencies are fully exposed").
-        Protocol::hop_latencies_us(Algo::Tree, Link::Network)
+        Protocol::hop_latencies_us(Algo::Tree, Link::Network, c.gpu.library)
     } else {
         let hop_link = if net_hop { Link::Network } else { intra_link };
-        Protocol::hop_latencies_us(Algo::Ring, hop_link)
+        Protocol::hop_latencies_us(Algo::Ring, hop_link, c.gpu.library)
     };
     Protocol::ALL.map(|p| {
         let mut hop = hops[p.index()];
@@ -178,6 +178,8 @@ fn hop_latencies(
 #[derive(Clone, Copy, Debug)]
 pub(super) struct RoundBase {
     intra_link: Link,
+    /// The collective library, whose protocols' rates differ.
+    library: Library,
     /// Nothing crosses a link: no bytes inside the node and none leave it.
     local: bool,
     /// Hop latency under each protocol ([`Protocol::ALL`] order), seconds.
@@ -196,6 +198,7 @@ impl Default for RoundBase {
     fn default() -> RoundBase {
         RoundBase {
             intra_link: Link::Local,
+            library: Library::Nccl,
             local: true,
             latency: [0.0; 3],
             tiers: [(0.0, 0.0); 4],
@@ -249,6 +252,7 @@ impl RoundBase {
         };
         RoundBase {
             intra_link,
+            library: c.gpu.library,
             local: g.gpu_bytes == 0.0 && !crosses,
             latency,
             tiers,
@@ -268,7 +272,7 @@ impl RoundBase {
 
     /// Transfer (or reduction, if slower) time of the round under protocol `p`, seconds.
     pub(super) fn transfer(&self, p: Protocol) -> f64 {
-        p.transfer_time(self.t_max).max(self.t_reduce)
+        p.transfer_time(self.library, self.t_max).max(self.t_reduce)
     }
 
     /// The round as one tick of the pipelined double tree under protocol `p` ([`tree_tick`]).
@@ -287,7 +291,9 @@ impl RoundBase {
     /// The round under protocol `p` with its latency and transfer already known: each tier's
     /// time at the protocol's rate, and the link of the slowest.
     pub(super) fn timed(&self, p: Protocol, latency: f64, transfer: f64) -> RoundTime {
-        let tiers = self.tiers.map(|(b, t)| (b, p.transfer_time(t)));
+        let tiers = self
+            .tiers
+            .map(|(b, t)| (b, p.transfer_time(self.library, t)));
         let links = [
             self.intra_link,
             Link::Network,
@@ -316,8 +322,9 @@ impl RoundBase {
 pub(super) fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
     let g = c.per_node.min(c.gpus).max(1);
     let k = c.nodes().max(1);
-    let intra = p.hop_latency_us(Algo::Tree, c.intra_link());
-    let inter = p.hop_latency_us(Algo::Tree, Link::Network) + c.inter.extra_latency_us;
+    let lib = c.gpu.library;
+    let intra = p.hop_latency_us(Algo::Tree, c.intra_link(), lib);
+    let inter = p.hop_latency_us(Algo::Tree, Link::Network, lib) + c.inter.extra_latency_us;
     let log2_nodes = 31 - k.leading_zeros();
     let path = f64::from(g - 1) * intra + f64::from(log2_nodes) * inter;
     path / f64::from(DoubleTree::new(c.gpus, g).height().max(1)) * c.lat_scale
