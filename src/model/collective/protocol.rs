@@ -55,7 +55,8 @@ impl Protocol {
         match (lib, self) {
             (_, Protocol::Simple) => at_full_rate,
             (Library::Nccl, Protocol::Ll) => at_full_rate * 4.0,
-            _ => at_full_rate / self.bw_factor(lib),
+            (Library::Nccl, Protocol::Ll128) => at_full_rate / 0.92,
+            (Library::Rccl, _) => at_full_rate / 0.08,
         }
     }
 
