@@ -494,7 +494,12 @@ impl Workload {
             Arch::Transformer {
                 hidden, seq, vocab, ..
             } => {
-                let output = f64::from(vocab) * f64::from(hidden);
+                // BERT's masked-LM head is already out of the dense count (`lookup_params`).
+                let output = if self.loss_token_share < 1.0 {
+                    0.0
+                } else {
+                    f64::from(vocab) * f64::from(hidden)
+                };
                 let layers = (self.params - self.lookup_params() - output).max(0.0);
                 2.0 * layers * f64::from(seq) * share
             }
