@@ -182,6 +182,18 @@ test('PCIe peer-to-peer: shown for a PCIe box, off by default for GeForce cards,
   // On NVLink the choice means nothing, and is not offered.
   await page.locator('[data-testid=intra]').selectOption('nvlink4');
   await page.waitForFunction(() => !document.querySelector('[data-testid=p2p]'));
-  assert.deepEqual(problems.console, []);
+  // The choice is dropped with its control (the link is rewritten a moment later).
+  await page.waitForFunction(() => location.hash.includes('intra=nvlink4') && !location.hash.includes('p2p='));
+  assert.equal(await page.locator('[data-testid=error]').count(), 0);
   await context.close();
+  // A GPU whose node is NVLink drops it too, instead of refusing the change.
+  const second = await openPage(env, 'gpus=8&per_node=8&gpu=rtx4090&model=gpt2-xl&p2p=0');
+  await second.page.locator('[data-testid=p2p]').waitFor();
+  await second.page.locator('[data-testid=gpu]').selectOption('h100');
+  await second.page.waitForFunction(() => location.hash.includes('gpu=h100') && !location.hash.includes('p2p='));
+  assert.equal(await second.page.locator('[data-testid=p2p]').count(), 0);
+  assert.equal(await second.page.locator('[data-testid=error]').count(), 0);
+  assert.deepEqual(second.problems.console, []);
+  await second.context.close();
+  assert.deepEqual(problems.console, []);
 });

@@ -311,6 +311,10 @@ fn eight_gpus_over_host_memory_are_slower_than_four() {
     let four_p2p = busbw(&q(4, "&p2p=1"));
     assert!(four_p2p > four);
     assert!(busbw(&q(8, "&p2p=1")) > 0.95 * four_p2p);
+    // Peer-to-peer is a PCIe choice: asked of an NVLink node it is an error naming the key
+    // (before, it was ignored without a word).
+    let nvlink = Scenario::parse("gpus=8&intra=nvlink4&p2p=0").and_then(|s| evaluate(&s));
+    assert_eq!(nvlink.unwrap_err().key, "p2p");
 }
 
 /// The loss runs in FP32 over the whole vocabulary: while its backward pass runs, three s·V FP32

@@ -9,7 +9,7 @@
 
 use super::collective::{Algo, Cluster, Op};
 use super::goodput;
-use super::hardware::{self, Fabric, Gpu, NetKind, Network, Precision};
+use super::hardware::{self, Fabric, FabricKind, Gpu, NetKind, Network, Precision};
 pub use super::keys::MAX_GPUS;
 use super::keys::{self, Bytes, Count, KEYS};
 use super::topology::{self, Attach, Placement, Routing, Topology};
@@ -633,6 +633,15 @@ impl Scenario {
             .intra
             .or_else(|| hardware::fabric(self.gpu.default_intra))
             .unwrap_or(&hardware::FABRICS[0]);
+        if self.p2p.is_some() && intra.kind != FabricKind::Pcie {
+            return Err(ModelError::new(
+                "p2p",
+                format!(
+                    "p2p is a PCIe choice; over {} the GPUs always reach each other directly",
+                    intra.name
+                ),
+            ));
+        }
         let nics = self.nics.unwrap_or(match inter.kind {
             NetKind::Rdma => pn.min(8),
             _ => 1,

@@ -461,6 +461,16 @@ impl Lab {
         } else {
             next.set(key, value).and_then(|_| next.validate())
         };
+        // PCIe peer-to-peer applies to PCIe fabrics only: a change that leaves the node without
+        // PCIe (another fabric, or a GPU whose default fabric is NVLink) drops the choice, as
+        // its control disappears.
+        let outcome = match outcome {
+            Err(e) if e.key == "p2p" && key != "p2p" => {
+                next.reset("p2p");
+                next.validate()
+            }
+            other => other,
+        };
         match outcome {
             Ok(()) => {
                 self.errors.set(Vec::new());
