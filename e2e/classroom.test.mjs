@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { start, openPage, shots, axe } from './harness.mjs';
+import { start, openPage, shots, axe, pngStats } from './harness.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -76,19 +76,7 @@ test('PNG export of a chart and of an animation frame is a real image', async ()
     assert.deepEqual([...bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], `${id} is not a PNG`);
     assert.ok(bytes.length > 5000, `${id} is nearly empty: ${bytes.length} bytes`);
     // Non-blank: decode it in the page and count non-background pixels.
-    const inked = await page.evaluate(async (b64) => {
-      const img = new Image();
-      img.src = 'data:image/png;base64,' + b64;
-      await img.decode();
-      const c = document.createElement('canvas');
-      c.width = img.width; c.height = img.height;
-      const ctx = c.getContext('2d');
-      ctx.drawImage(img, 0, 0);
-      const d = ctx.getImageData(0, 0, c.width, c.height).data;
-      let n = 0;
-      for (let i = 0; i < d.length; i += 4) if (d[i] < 240 || d[i + 1] < 240 || d[i + 2] < 240) n++;
-      return n;
-    }, bytes.toString('base64'));
+    const { inked } = await pngStats(page, bytes);
     assert.ok(inked > 2000, `${id} is blank (${inked} inked pixels)`);
   }
   const [json] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=download-json]').click()]);

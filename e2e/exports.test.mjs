@@ -6,34 +6,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { start, openPage, shots, axe } from './harness.mjs';
+import { start, openPage, shots, axe, pngStats } from './harness.mjs';
 
 let env;
 before(async () => { env = await start(); });
 after(async () => { await env.close(); });
 
 const hash = 'gpus=64&per_node=8&gpu=a100&intra=nvlink3&inter=tcp100&nics=1&model=llama3-8b&zero=3';
-
-/** Decodes a PNG in the page: its size and the inked rows in its top and bottom bands. */
-async function inspectPng(page, bytes) {
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const ctx = c.getContext('2d');
-    ctx.drawImage(img, 0, 0);
-    const inked = (y0, y1) => {
-      const d = ctx.getImageData(0, y0, c.width, y1 - y0).data;
-      let n = 0;
-      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - d[0]) + Math.abs(d[i + 1] - d[1]) + Math.abs(d[i + 2] - d[2]) > 60) n++;
-      return n;
-    };
-    const band = Math.round(img.height * 0.06);
-    return { w: img.width, h: img.height, top: inked(0, band), bottom: inked(img.height - band, img.height) };
-  }, bytes.toString('base64'));
-}
 
 test('a chart PNG is at least 2× with its title above and the scenario below, even on a 1× screen', async () => {
   const { page, context, problems } = await openPage(env, hash, { deviceScaleFactor: 1 });
@@ -43,7 +22,7 @@ test('a chart PNG is at least 2× with its title above and the scenario below, e
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`[data-testid=${button}]`).click()]);
     const bytes = readFileSync(await download.path());
     writeFileSync(path.join(shots, `export-${canvas}.png`), bytes);
-    const png = await inspectPng(page, bytes);
+    const png = await pngStats(page, bytes);
     assert.ok(png.w >= 2 * cssWidth, `${canvas}: ${png.w} px wide for ${cssWidth} CSS px`);
     assert.ok(png.top > 200, `${canvas}: no title in the top band (${png.top})`);
     assert.ok(png.bottom > 200, `${canvas}: no scenario line in the bottom band (${png.bottom})`);
@@ -51,40 +30,6 @@ test('a chart PNG is at least 2× with its title above and the scenario below, e
   assert.deepEqual(problems.console, []);
   await context.close();
 });
-
-/**
- * How much fine detail a PNG holds: the horizontal pixel-to-pixel change in its middle band
- * (the chart), divided by the same after halving and re-enlarging the picture. A picture drawn
- * at its size loses detail in the round trip; one that was already a 1× bitmap enlarged has
- * little to lose. Measured on the charts: enlarged 1.20–1.22, drawn at 2× 1.43–1.51.
- */
-async function sharpness(page, bytes) {
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const W = img.width, H = img.height;
-    const canvas = (w, h, src, sw, sh) => {
-      const c = document.createElement('canvas');
-      c.width = w; c.height = h;
-      const ctx = c.getContext('2d');
-      ctx.imageSmoothingQuality = 'high';
-      ctx.drawImage(src, 0, 0, sw ?? w, sh ?? h);
-      return c;
-    };
-    const full = canvas(W, H, img);
-    const half = canvas(Math.round(W / 2), Math.round(H / 2), img);
-    const back = canvas(W, H, half);
-    const energy = (c) => {
-      const y0 = Math.round(H * 0.15), y1 = Math.round(H * 0.8);
-      const d = c.getContext('2d').getImageData(0, y0, W, y1 - y0).data;
-      let e = 0;
-      for (let i = 0; i + 4 < d.length; i += 4) e += Math.abs(d[i] - d[i + 4]) + Math.abs(d[i + 1] - d[i + 5]) + Math.abs(d[i + 2] - d[i + 6]);
-      return e;
-    };
-    return energy(full) / energy(back);
-  }, bytes.toString('base64'));
-}
 
 test('on a 1× screen a chart, the topology or an animation frame PNG is drawn again at 2×, not a 1× bitmap enlarged', async () => {
   // Reduced motion: the animation holds its first frame, so its picture is the same each run.
@@ -99,9 +44,9 @@ test('on a 1× screen a chart, the topology or an animation frame PNG is drawn a
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`[data-testid=${button ?? `${id}-png`}]`).click()]);
     const bytes = readFileSync(await download.path());
     writeFileSync(path.join(shots, `export-1x-screen-${id}.png`), bytes);
-    const png = await inspectPng(page, bytes);
+    const png = await pngStats(page, bytes);
     assert.ok(png.w >= 2 * cssWidth, `${id}: ${png.w} px wide for ${cssWidth} CSS px`);
-    const s = await sharpness(page, bytes);
+    const s = png.sharpness;
     // The animation's frame has fewer edges than a chart: its first frame measures 1.15 copied
     // from a 1× screen and 1.25 painted at 2×.
     const least = id === 'anim-canvas' ? 1.2 : 1.32;
