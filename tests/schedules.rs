@@ -132,7 +132,7 @@ fn tree_rounds_never_exceed_their_charge() {
         let s = Schedule::build(&c, Op::AllReduce, Algo::Tree, 64.0 * 1048576.0).unwrap();
         for r in &s.rounds {
             let g = group_of(&r.transfers, s.per_node, None, s.part_bytes, false);
-            let t = gpu_scaling_lab::model::collective::round_time(&c, s.protocol, &g);
+            let t = gpu_scaling_lab::model::collective::round_time(&c, s.algo, s.protocol, &g);
             // The transfer of every round fits in its tick (the tree's latency is charged along
             // its depth, not per round's own link).
             assert!(t.transfer <= r.time.transfer * (1.0 + 1e-9), "n={n}");

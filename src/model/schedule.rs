@@ -202,7 +202,8 @@ impl Schedule {
                     ring && !ring_round_crosses(phase_round, g, phase == Phase::ReduceScatter);
                 phase_round += 1;
                 // A pipelined tree advances in lock-step ticks as long as its busiest stage.
-                let time = tick.unwrap_or_else(|| round_time(c, chosen.protocol, &grp));
+                let time =
+                    tick.unwrap_or_else(|| round_time(c, chosen.algorithm, chosen.protocol, &grp));
                 Round {
                     transfers,
                     phase,

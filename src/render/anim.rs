@@ -975,7 +975,7 @@ impl Aggregate {
         let mut first = 0;
         let mut segments = Vec::new();
         for g in groups {
-            let each = round_time(c, chosen.protocol, &g);
+            let each = round_time(c, chosen.algorithm, chosen.protocol, &g);
             segments.push(Segment {
                 first,
                 count: g.count,

@@ -36,38 +36,36 @@ impl Protocol {
         }
     }
 
-    /// Fraction of the link bandwidth the protocol delivers. NCCL (`tuning.cc`): ring LL busBw
-    /// × 1/4, LL128 × 0.92 "120.0/128.0", Simple × 1. RCCL on MI300X (ROCm/rccl 2.21.5
-    /// `src/graph/tuning.cc`, `tuning_model_5`, the gfx942 table, `bwRatio` for up to two
-    /// nodes): ring LL 0.08 (LL128 is off there), Simple 1.
-    pub fn bw_factor(self, lib: Library) -> f64 {
-        match lib {
-            Library::Nccl => [0.25, 0.92, 1.0][self.index()],
-            Library::Rccl => [0.08, 0.08, 1.0][self.index()],
-        }
+    /// Fraction of the link bandwidth the protocol delivers under a rate table
+    /// ([`RateTable::factors`]).
+    pub fn bw_factor(self, table: RateTable) -> f64 {
+        table.factors()[self.index()]
     }
 
     /// Time of a transfer under the protocol, from its time at the full link rate: divided by
-    /// [`Protocol::bw_factor`]. NCCL's LL quarter is the exact multiplication by 4 and Simple's
-    /// 1 leaves it as it is, so only the other factors pay a division
+    /// [`Protocol::bw_factor`], each table's factors as constants in their own arms: NCCL's LL
+    /// quarter is the exact multiplication by 4 and Simple's 1 leaves the time as it is
     /// (`tests::protocol_time_divides_by_the_factor`).
-    pub fn transfer_time(self, lib: Library, at_full_rate: f64) -> f64 {
-        match (lib, self) {
-            (_, Protocol::Simple) => at_full_rate,
-            (Library::Nccl, Protocol::Ll) => at_full_rate * 4.0,
-            (Library::Nccl, Protocol::Ll128) => at_full_rate / 0.92,
-            (Library::Rccl, _) => at_full_rate / 0.08,
+    pub fn transfer_time(self, table: RateTable, at_full_rate: f64) -> f64 {
+        match (table, self) {
+            (RateTable::Nccl | RateTable::RcclRing, Protocol::Simple) => at_full_rate,
+            (RateTable::Nccl, Protocol::Ll) => at_full_rate * 4.0,
+            (RateTable::Nccl, Protocol::Ll128) => at_full_rate / 0.92,
+            (RateTable::RcclRing, _) => at_full_rate / 0.08,
+            (RateTable::RcclTreeFewNodes, Protocol::Simple) => at_full_rate / 0.11,
+            (RateTable::RcclTreeManyNodes, Protocol::Simple) => at_full_rate / 0.59,
+            (RateTable::RcclTreeFewNodes | RateTable::RcclTreeManyNodes, _) => at_full_rate / 0.06,
         }
     }
 
     /// Base latency of launching one collective, µs. Every NCCL latency here is from one
     /// release, NCCL 2.29.7 (`src/graph/tuning.cc`, `baseLatencies`): Tree LL 6.8, LL128 14.0,
     /// Simple 8.4; Ring 6.6, 14.0, 8.4; NVLS 0 (its cost is all in its hop latency). RCCL's
-    /// (2.21.5 `tuning.cc`, `baseLat`, every table): LL 12, LL128 12, Simple 17.
+    /// (2.21.5 `tuning.cc`, `baseLat`, every table): LL 12, LL128 12, Simple 17, NVLS 0.
     pub fn base_latency_us(self, algo: Algo, lib: Library) -> f64 {
         match (lib, algo) {
+            (_, Algo::Nvls) => 0.0,
             (Library::Rccl, _) => [12.0, 12.0, 17.0][self.index()],
-            (Library::Nccl, Algo::Nvls) => 0.0,
             (Library::Nccl, Algo::Tree) => [6.8, 14.0, 8.4][self.index()],
             (Library::Nccl, _) => [6.6, 14.0, 8.4][self.index()],
         }
@@ -89,8 +87,9 @@ impl Protocol {
     /// PCI 1.0/1.9/4.0, NET 5.0/8.5/14; NVLS (Simple): NVLink 25, NET 18. Recursive
     /// halving-doubling and the hierarchical algorithm, which NCCL does not have, take the ring's.
     /// RCCL's gfx942 table (`tuning_model_5`, its "NVLINK" row is xGMI): ring .8/.8/2.1, tree
-    /// .9/.9/2.3; its PCI and network rows are NCCL's here (**assumption**: no MI300X
-    /// measurement across nodes at small sizes to check them on).
+    /// .9/.9/2.3. **Assumption**: its PCI and network rows are NCCL's here; RCCL's own network
+    /// row (ring LL 9.5 / Simple 320 µs, tree 10.5 / 25) has no MI300X measurement across nodes
+    /// at small sizes to check it on.
     pub fn hop_latency_us(self, algo: Algo, link: Link, lib: Library) -> f64 {
         Protocol::hop_latencies_us(algo, link, lib)[self.index()]
     }
@@ -103,10 +102,10 @@ impl Protocol {
             (_, a, Link::LeafUplink | Link::SpineUplink) => {
                 Protocol::hop_latencies_us(a, Link::Network, lib)
             }
-            (Library::Rccl, Algo::Tree, Link::NvLink | Link::Switch) => [0.9, 0.9, 2.3],
-            (Library::Rccl, _, Link::NvLink | Link::Switch) => [0.8, 0.8, 2.1],
             (_, Algo::Nvls, Link::Network) => [18.0; 3],
             (_, Algo::Nvls, _) => [25.0; 3],
+            (Library::Rccl, Algo::Tree, Link::NvLink | Link::Switch) => [0.9, 0.9, 2.3],
+            (Library::Rccl, _, Link::NvLink | Link::Switch) => [0.8, 0.8, 2.1],
             (_, Algo::Tree, Link::NvLink | Link::Switch) => [0.6, 1.25, 4.0],
             (_, Algo::Tree, Link::Pcie) => [1.0, 1.9, 4.0],
             (_, Algo::Tree, Link::Network) => [5.0, 8.5, 14.0],
@@ -124,6 +123,44 @@ impl Protocol {
             3.0
         } else {
             1.0
+        }
+    }
+}
+
+/// Which share of the link each protocol delivers: NCCL's, or RCCL's for an algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RateTable {
+    /// NCCL (`tuning.cc`): LL × 1/4, LL128 × 0.92 ("120.0/128.0"), Simple × 1, every algorithm.
+    Nccl,
+    /// RCCL's ring on MI300X (ROCm/rccl 2.21.5 `src/graph/tuning.cc`, `tuning_model_5`, the
+    /// gfx942 table for a node RCCL recognises as `rome_model_79/81/84`, `bwRatio`, applied as
+    /// `busBw *= bwRatio`): LL 0.08, Simple 1. LL128 has no ratio there (it is off: RCCL
+    /// enables it by default on gfx90a only); its slot repeats LL's and is never used.
+    RcclRing,
+    /// RCCL's tree on up to two nodes: LL 0.06, Simple 0.11.
+    RcclTreeFewNodes,
+    /// RCCL's tree on more than two nodes: LL 0.06, Simple 0.59.
+    RcclTreeManyNodes,
+}
+
+impl RateTable {
+    /// The table for an algorithm of a library on `nodes` nodes.
+    pub fn of(lib: Library, algo: Algo, nodes: u32) -> RateTable {
+        match (lib, algo) {
+            (Library::Nccl, _) => RateTable::Nccl,
+            (Library::Rccl, Algo::Tree) if nodes <= 2 => RateTable::RcclTreeFewNodes,
+            (Library::Rccl, Algo::Tree) => RateTable::RcclTreeManyNodes,
+            (Library::Rccl, _) => RateTable::RcclRing,
+        }
+    }
+
+    /// Each protocol's share of the link, in [`Protocol::ALL`] order.
+    pub fn factors(self) -> [f64; 3] {
+        match self {
+            RateTable::Nccl => [0.25, 0.92, 1.0],
+            RateTable::RcclRing => [0.08, 0.08, 1.0],
+            RateTable::RcclTreeFewNodes => [0.06, 0.06, 0.11],
+            RateTable::RcclTreeManyNodes => [0.06, 0.06, 0.59],
         }
     }
 }
@@ -164,8 +201,7 @@ impl Link {
 
 #[cfg(test)]
 mod tests {
-    use super::Protocol;
-    use crate::model::hardware::Library;
+    use super::{Protocol, RateTable};
 
     #[test]
     fn protocol_time_divides_by_the_factor() {
@@ -181,13 +217,19 @@ mod tests {
             1e300,
             f64::MAX,
         ];
-        for lib in [Library::Nccl, Library::Rccl] {
+        let tables = [
+            RateTable::Nccl,
+            RateTable::RcclRing,
+            RateTable::RcclTreeFewNodes,
+            RateTable::RcclTreeManyNodes,
+        ];
+        for table in tables {
             for p in Protocol::ALL {
                 for t in times {
                     assert_eq!(
-                        p.transfer_time(lib, t).to_bits(),
-                        (t / p.bw_factor(lib)).to_bits(),
-                        "{lib:?} {p:?} {t}"
+                        p.transfer_time(table, t).to_bits(),
+                        (t / p.bw_factor(table)).to_bits(),
+                        "{table:?} {p:?} {t}"
                     );
                 }
             }

@@ -1,8 +1,8 @@
 //! Rounds: what each algorithm sends per round (grouped), and what one round costs.
 
 use super::tree::DoubleTree;
-use super::{Algo, Cluster, Link, Op, Protocol};
-use crate::model::hardware::{FabricKind, Library};
+use super::{Algo, Cluster, Link, Op, Protocol, RateTable};
+use crate::model::hardware::FabricKind;
 use crate::model::topology::{Send, TierLoad};
 use crate::model::ModelError;
 
@@ -71,12 +71,12 @@ impl RoundTime {
 /// What a round group sends across the leaf and pod uplinks (independent of the protocol, so
 /// computed once per group).
 pub fn uplinks(c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
-    Rates::new(c).uplinks(c, g)
+    Rates::new(c, Algo::Ring).uplinks(c, g)
 }
 
-/// Time of one round under a protocol, and which link bound it.
-pub fn round_time(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
-    let r = Rates::new(c);
+/// Time of one round of algorithm `algo` under a protocol, and which link bound it.
+pub fn round_time(c: &Cluster, algo: Algo, p: Protocol, g: &RoundGroup) -> RoundTime {
+    let r = Rates::new(c, algo);
     RoundBase::new(c, &r, g, r.uplinks(c, g)).at(p)
 }
 
@@ -100,13 +100,16 @@ pub(super) struct Rates {
     intra_hop: [f64; 3],
     /// Hop latency of a round whose dependency chain crosses to another node, per protocol.
     net_hop: [f64; 3],
+    /// Each protocol's share of the link for this algorithm.
+    table: RateTable,
 }
 
 impl Rates {
-    /// The rates of cluster `c`.
-    pub(super) fn new(c: &Cluster) -> Rates {
+    /// The rates of algorithm `algo` on cluster `c`.
+    pub(super) fn new(c: &Cluster, algo: Algo) -> Rates {
         let (nodes, intra_link) = (c.nodes(), c.intra_link());
         Rates {
+            table: RateTable::of(c.gpu.library, algo, nodes),
             nodes,
             intra_link,
             intra_bw: c.intra_bw(),
@@ -178,8 +181,8 @@ fn hop_latencies(
 #[derive(Clone, Copy, Debug)]
 pub(super) struct RoundBase {
     intra_link: Link,
-    /// The collective library, whose protocols' rates differ.
-    library: Library,
+    /// Each protocol's share of the link.
+    table: RateTable,
     /// Nothing crosses a link: no bytes inside the node and none leave it.
     local: bool,
     /// Hop latency under each protocol ([`Protocol::ALL`] order), seconds.
@@ -198,7 +201,7 @@ impl Default for RoundBase {
     fn default() -> RoundBase {
         RoundBase {
             intra_link: Link::Local,
-            library: Library::Nccl,
+            table: RateTable::Nccl,
             local: true,
             latency: [0.0; 3],
             tiers: [(0.0, 0.0); 4],
@@ -252,7 +255,7 @@ impl RoundBase {
         };
         RoundBase {
             intra_link,
-            library: c.gpu.library,
+            table: r.table,
             local: g.gpu_bytes == 0.0 && !crosses,
             latency,
             tiers,
@@ -272,7 +275,7 @@ impl RoundBase {
 
     /// Transfer (or reduction, if slower) time of the round under protocol `p`, seconds.
     pub(super) fn transfer(&self, p: Protocol) -> f64 {
-        p.transfer_time(self.library, self.t_max).max(self.t_reduce)
+        p.transfer_time(self.table, self.t_max).max(self.t_reduce)
     }
 
     /// The round as one tick of the pipelined double tree under protocol `p` ([`tree_tick`]).
@@ -291,9 +294,7 @@ impl RoundBase {
     /// The round under protocol `p` with its latency and transfer already known: each tier's
     /// time at the protocol's rate, and the link of the slowest.
     pub(super) fn timed(&self, p: Protocol, latency: f64, transfer: f64) -> RoundTime {
-        let tiers = self
-            .tiers
-            .map(|(b, t)| (b, p.transfer_time(self.library, t)));
+        let tiers = self.tiers.map(|(b, t)| (b, p.transfer_time(self.table, t)));
         let links = [
             self.intra_link,
             Link::Network,
@@ -333,7 +334,7 @@ pub(super) fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
 /// One tick of the pipelined double tree: its busiest stage's transfer, and the tree's latency
 /// per tick (`tree_tick_latency_us`). The cost and the explicit schedule both use it.
 pub fn tree_tick(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
-    let r = Rates::new(c);
+    let r = Rates::new(c, Algo::Tree);
     RoundBase::new(c, &r, g, r.uplinks(c, g)).tree_tick(c, p)
 }
 
