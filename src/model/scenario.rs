@@ -493,6 +493,20 @@ impl Scenario {
         self.setup().map(|_| ())
     }
 
+    /// Validates the scenario after the keys in `changed` were set. PCIe peer-to-peer applies to
+    /// PCIe fabrics only: when another change (a fabric, or a GPU whose node is NVLink) leaves
+    /// the node without PCIe, the choice is dropped, as the app drops its control, rather than
+    /// refusing the change.
+    pub fn validate_after(&mut self, changed: &[&str]) -> Result<(), ModelError> {
+        match self.validate() {
+            Err(e) if e.key == "p2p" && !changed.contains(&"p2p") => {
+                self.reset("p2p");
+                self.validate()
+            }
+            other => other,
+        }
+    }
+
     /// The canonical scenario string: in [`KEYS`] order, every key that was given and differs
     /// from the default, and the headline keys always.
     pub fn to_query(&self) -> String {

@@ -914,3 +914,35 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ZeRO default prices the state per stage on top of activations worked out once: the same
+    /// stage as evaluating the memory at every stage, for pipelines, interleaving and recomputation.
+    #[test]
+    fn the_zero_default_is_the_least_stage_that_fits() {
+        for q in [
+            "gpus=8",
+            "model=llama3-70b&gpus=64&tp=8",
+            "model=llama3-70b&gpus=256&tp=8&pp=4&vpp=2&micro=1",
+            "model=llama3-405b&gpus=1024&tp=8&pp=16&recompute=full",
+            "model=gpt2-xl&gpus=4&per_node=4&gpu=rtx4090",
+            "model=llama3-8b&gpus=8&recompute=ops&micro=4",
+        ] {
+            let s = crate::model::scenario::Scenario::parse(q)
+                .unwrap()
+                .setup()
+                .unwrap();
+            let direct = (0..=3u8)
+                .find(|&z| {
+                    let mut t = s.clone();
+                    t.zero = z;
+                    memory(&t).fits()
+                })
+                .unwrap_or(3);
+            assert_eq!(s.zero, direct, "{q}");
+        }
+    }
+}

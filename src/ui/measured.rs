@@ -35,7 +35,8 @@ fn set_keys(lab: Lab, keys: &[(&str, String)]) {
             return;
         }
     }
-    if let Err(e) = next.validate() {
+    let changed: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
+    if let Err(e) = next.validate_after(&changed) {
         lab.errors.set(vec![e]);
         return;
     }

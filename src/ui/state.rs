@@ -457,19 +457,10 @@ impl Lab {
         let mut next = self.scenario.get_untracked();
         let outcome = if value.is_empty() {
             next.reset(key);
-            next.validate()
+            next.validate_after(&[key])
         } else {
-            next.set(key, value).and_then(|_| next.validate())
-        };
-        // PCIe peer-to-peer applies to PCIe fabrics only: a change that leaves the node without
-        // PCIe (another fabric, or a GPU whose default fabric is NVLink) drops the choice, as
-        // its control disappears.
-        let outcome = match outcome {
-            Err(e) if e.key == "p2p" && key != "p2p" => {
-                next.reset("p2p");
-                next.validate()
-            }
-            other => other,
+            next.set(key, value)
+                .and_then(|_| next.validate_after(&[key]))
         };
         match outcome {
             Ok(()) => {
