@@ -87,7 +87,7 @@ export async function inkedPixels(page, testid) {
 /**
  * Decodes a PNG (a Buffer) in the page and measures it once: its size; `inked`, the pixels that
  * are not near-white; `top` and `bottom`, the pixels in the top and bottom 6 % bands that differ
- * from the corner's colour (a title, a caption); and `sharpness`, how much fine detail it holds —
+ * from the band's own first pixel (a title, a caption); and `sharpness`, how much fine detail it holds —
  * the horizontal pixel-to-pixel change in its middle band divided by the same after halving and
  * re-enlarging it. A picture drawn at its size loses detail in the round trip; a 1× bitmap
  * enlarged has little to lose (measured on the charts: enlarged 1.20–1.22, drawn at 2× 1.43–1.51).
@@ -114,7 +114,7 @@ export async function pngStats(page, bytes) {
     const differing = (y0, y1) => {
       const d = pixels(full, y0, y1);
       let n = 0;
-      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - all[0]) + Math.abs(d[i + 1] - all[1]) + Math.abs(d[i + 2] - all[2]) > 60) n++;
+      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - d[0]) + Math.abs(d[i + 1] - d[1]) + Math.abs(d[i + 2] - d[2]) > 60) n++;
       return n;
     };
     const band = Math.round(H * 0.06);

@@ -425,7 +425,7 @@ pub const KEYS: &[Key] = &[
         accepts: Accepts::OneOf(|| vec!["0", "1"]),
         default: "1, except GeForce cards (0: NVIDIA's driver disables it)",
         unit: "",
-        doc: "PCIe peer-to-peer between a node's GPUs; 0: NCCL relays through host memory (SHM), at 75 % of the PCIe rate and, across two CPU sockets, at most their link's 22 GB/s",
+        doc: "PCIe peer-to-peer between a node's GPUs (PCIe fabrics only); 0: NCCL relays through host memory (SHM), at 75 % of the PCIe rate and, across two CPU sockets, at most their link's 22 GB/s",
         applies: Applies::Both,
         always: false,
         field: |s| &mut s.p2p,
