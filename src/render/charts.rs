@@ -240,17 +240,8 @@ fn live_curve<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
     y: impl Fn(&Point) -> f64,
     st: &Style,
 ) -> DrawResult<Option<u32>> {
-    let ink = st.ink();
     let xy: Vec<(f64, f64)> = d.points.iter().map(|p| (f64::from(p.gpus), y(p))).collect();
-    chart
-        .draw_series(LineSeries::new(xy.clone(), ink.stroke_width(st.px(3.0))))
-        .map_err(err)?;
-    chart
-        .draw_series(
-            xy.iter()
-                .map(|(x, y)| Circle::new((*x, *y), st.px(2.5), ink.filled())),
-        )
-        .map_err(err)?;
+    model_line(chart, &xy, st)?;
     let Some(p) = d.chosen_point() else {
         return Ok(None);
     };
@@ -262,6 +253,25 @@ fn live_curve<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
         )))
         .map_err(err)?;
     Ok(Some(p.gpus))
+}
+
+/// The model's curve: a line with a dot at each point, in the model's ink.
+fn model_line<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
+    chart: &mut GpuChart<'a, DB, Y>,
+    xy: &[(f64, f64)],
+    st: &Style,
+) -> DrawResult<()> {
+    let ink = st.ink();
+    chart
+        .draw_series(LineSeries::new(xy.to_vec(), ink.stroke_width(st.px(3.0))))
+        .map_err(err)?;
+    chart
+        .draw_series(
+            xy.iter()
+                .map(|(x, y)| Circle::new((*x, *y), st.px(2.5), ink.filled())),
+        )
+        .map_err(err)?;
+    Ok(())
 }
 
 /// The ring marking the chosen GPU count.
@@ -802,15 +812,7 @@ pub fn draw_time_to_train<DB: DrawingBackend>(
             c_step.stroke_width(w),
         ))
         .map_err(err)?;
-    chart
-        .draw_series(LineSeries::new(run.clone(), ink.stroke_width(st.px(3.0))))
-        .map_err(err)?;
-    chart
-        .draw_series(
-            run.iter()
-                .map(|(x, y)| Circle::new((*x, *y), st.px(2.5), ink.filled())),
-        )
-        .map_err(err)?;
+    model_line(&mut chart, &run, st)?;
     // A thin guide from the axis up to each marked count, so the count reads off the x axis.
     let guide = |x: f64, c: RGBColor| {
         DashedLineSeries::new(
