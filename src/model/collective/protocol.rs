@@ -36,16 +36,10 @@ impl Protocol {
         }
     }
 
-    /// Fraction of the link bandwidth the protocol delivers under a rate table
-    /// ([`RateTable::factors`]).
-    pub fn bw_factor(self, table: RateTable) -> f64 {
-        table.factors()[self.index()]
-    }
-
     /// Time of a transfer under the protocol, from its time at the full link rate: divided by
-    /// [`Protocol::bw_factor`], each table's factors as constants in their own arms: NCCL's LL
-    /// quarter is the exact multiplication by 4 and Simple's 1 leaves the time as it is
-    /// (`tests::protocol_time_divides_by_the_factor`).
+    /// the protocol's share in [`RateTable::factors`], written as constants in each table's own
+    /// arms (a hot path). NCCL's LL quarter is the exact multiplication by 4 and Simple's 1
+    /// leaves the time as it is (`tests::protocol_time_divides_by_the_factor`).
     pub fn transfer_time(self, table: RateTable, at_full_rate: f64) -> f64 {
         match (table, self) {
             (RateTable::Nccl | RateTable::RcclRing, Protocol::Simple) => at_full_rate,
@@ -228,7 +222,7 @@ mod tests {
                 for t in times {
                     assert_eq!(
                         p.transfer_time(table, t).to_bits(),
-                        (t / p.bw_factor(table)).to_bits(),
+                        (t / table.factors()[p.index()]).to_bits(),
                         "{table:?} {p:?} {t}"
                     );
                 }
