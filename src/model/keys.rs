@@ -558,6 +558,16 @@ pub const KEYS: &[Key] = &[
         field: |s| &mut s.vocab,
     },
     Key {
+        name: "fill",
+        accepts: Accepts::Number { lo: 0.01, hi: 1.0 },
+        default: "1",
+        unit: "share of seq",
+        doc: "mean length a micro-batch is padded to, as a share of seq: 1 for full-length or packed sequences; below 1 for variable-length data padded per batch (the full-length batch still sets the memory peak)",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.fill,
+    },
+    Key {
         name: "batch",
         accepts: whole_in(1, 1 << 24),
         default: "one micro-batch per replica (4·pp with a pipeline); strong scaling: the one-node batch",

@@ -156,6 +156,8 @@ pub struct Scenario {
     pub scaling: Scaling,
     /// Input-pipeline samples/s per node.
     pub data_rate: Option<f64>,
+    /// Mean length a micro-batch is padded to, as a share of `seq`.
+    pub fill: f64,
     /// Step-time jitter of one GPU (coefficient of variation).
     pub jitter: f64,
     /// Share of GPUs that run slower.
@@ -245,6 +247,7 @@ impl Default for Scenario {
             gather_overlap: false,
             scaling: Scaling::Weak,
             data_rate: None,
+            fill: 1.0,
             jitter: 0.0,
             slow_gpus: 0.0,
             slow_factor: 1.5,
@@ -335,6 +338,9 @@ pub struct Setup {
     pub micro_batches: u64,
     /// Input-pipeline samples/s per node.
     pub data_rate: f64,
+    /// Mean padded length of a micro-batch as a share of the sequence length (1: every batch is
+    /// full length).
+    pub fill: f64,
     /// Step-time jitter of one GPU.
     pub jitter: f64,
     /// Share of slow GPUs.
@@ -368,6 +374,25 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// The setup whose step is timed when batches are padded to a mean of `fill` × seq tokens
+    /// (variable-length data padded per batch): every per-token cost — the GEMMs, the attention
+    /// at that length, the activation traffic, tensor- and pipeline-parallel messages — runs at
+    /// the mean padded length, while the memory peak stays the full-length batch's. `None` when
+    /// every batch is full length. **Assumption**: attention is timed at the mean length, which
+    /// undercounts its quadratic term by the spread of lengths (E[L²] ≥ E[L]²).
+    pub fn padded(&self) -> Option<Setup> {
+        match self.workload.arch {
+            Arch::Transformer { seq, .. } if self.fill < 1.0 => {
+                let mut s = self.clone();
+                if let Arch::Transformer { seq: padded, .. } = &mut s.workload.arch {
+                    *padded = ((f64::from(seq) * self.fill).round() as u32).max(1);
+                }
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
     /// The cluster the collectives run on.
     pub fn cluster(&self) -> Cluster {
         Cluster {
@@ -734,6 +759,12 @@ impl Scenario {
             (None, Some(_)) => Attn::Flash,
             (None, None) => Attn::Eager,
         };
+        if self.fill < 1.0 && workload.tokens_per_sample().is_none() {
+            return Err(ModelError::new(
+                "fill",
+                format!("fill pads token sequences; model={} has none", workload.id),
+            ));
+        }
         let mp = tp * pp;
         if gpus % mp != 0 {
             return Err(ModelError::new(
@@ -811,6 +842,7 @@ impl Scenario {
             batch,
             micro_batches,
             data_rate: self.data_rate.unwrap_or(workload.default_data_rate),
+            fill: self.fill,
             jitter: self.jitter,
             slow_gpus: self.slow_gpus,
             slow_factor: self.slow_factor,

@@ -548,8 +548,13 @@ pub fn evaluate_setup(s: &Setup) -> Result<StepResult, ModelError> {
 
 /// Evaluates a setup on a (possibly modified) cluster.
 pub fn evaluate_on(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
-    let mut r = step_core(s, c)?;
-    let t1 = single_gpu_time(s, &r);
+    let padded = s.padded();
+    let timed = padded.as_ref().unwrap_or(s);
+    let mut r = step_core(timed, c)?;
+    if padded.is_some() {
+        r.memory = memory(s);
+    }
+    let t1 = single_gpu_time(timed, &r);
     let n = f64::from(s.gpus);
     r.speedup = match s.scaling {
         // Same per-replica work on one GPU: compare throughputs.

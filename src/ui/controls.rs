@@ -428,6 +428,7 @@ pub fn Controls() -> impl IntoView {
                 placeholder="auto: one micro-batch per replica" />
             <Number label="Micro-batch per GPU" key="micro" testid="micro"
                 value=Signal::derive(move || lab.setup.with(|s| s.micro.to_string())) />
+            <KeyField label="Mean padded length, share of seq" key="fill" testid="fill" />
             <Choice
                 label="Precision"
                 key="precision"

@@ -125,6 +125,10 @@ impl Protocol {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RateTable {
     /// NCCL (`tuning.cc`): LL × 1/4, LL128 × 0.92 ("120.0/128.0"), Simple × 1, every algorithm.
+    /// LL's quarter is the ring all-reduce's until NCCL 2.21.5 (`busBw * 1.0/4.0`, capped by
+    /// `llMaxBw`); 2.21.5 raised it to half, which puts the 1 MiB all-reduce on 8 A100s
+    /// (ar-a100-8g-auto-1m, where the tuner picks LL) 65 % above its measured 36 GB/s, so the
+    /// quarter stays.
     Nccl,
     /// RCCL's ring on MI300X (ROCm/rccl 2.21.5 `src/graph/tuning.cc`, `tuning_model_5`, the
     /// gfx942 table for a node RCCL recognises as `rome_model_79/81/84`, `bwRatio`, applied as
