@@ -480,3 +480,69 @@ fn padded_batches_are_timed_at_their_mean_length() {
     let cnn = Scenario::parse("model=resnet50&fill=0.5").and_then(|s| evaluate(&s));
     assert_eq!(cnn.unwrap_err().key, "fill");
 }
+
+/// A GEMM's reduction depth K costs (1 + 130/K) times its FLOPs at the best-shape rate (XLA's
+/// measured H100 matmul table): BERT-large's h = 1024 GEMMs run slower per FLOP than a 16K-wide
+/// layer's, and tensor parallelism, which slices the attention output and the MLP down
+/// projection along K, slows them too. Before, every GEMM ran at one rate whatever its shape.
+#[test]
+fn shallow_gemms_run_below_the_best_shape_rate() {
+    use gpu_scaling_lab::model::workload::custom_transformer;
+    let depth =
+        |h: u32, tp: u32| custom_transformer(24, h, 16, 2048, 50257).gemm_depth_factor(tp, 8192.0);
+    let (bert_wide, widest) = (depth(1024, 1), depth(16384, 1));
+    assert!(bert_wide > 1.07 && bert_wide < 1.10, "{bert_wide}");
+    assert!(widest < 1.02, "{widest}");
+    assert!(depth(8192, 8) > depth(8192, 1) + 0.01);
+    // Each GEMM also has a fixed start-up and tail: a micro-batch of 2,048 tokens pays it in full.
+    let per_token = |micro: u32| {
+        let r = step(&format!(
+            "model=bert-large&gpus=1&gpu=a100&precision=fp16&attn=eager&micro={micro}&seq=128"
+        ));
+        r.times.compute_ms / f64::from(micro)
+    };
+    assert!(per_token(16) > per_token(256) * 1.02);
+}
+
+/// Transformer Engine runs cuDNN's fused attention on Hopper (`attn=cudnn`): 1.59 times
+/// FlashAttention-2's rate, the same memory; it is not offered where no comparison is published.
+#[test]
+fn cudnn_attention_is_faster_on_hopper_only() {
+    let q = "model=llama3-8b&gpus=8&gpu=h100&seq=8192&micro=1&zero=3";
+    let (fa2, cudnn) = (step(q), step(&format!("{q}&attn=cudnn")));
+    assert!(cudnn.throughput > fa2.throughput * 1.05);
+    assert_eq!(cudnn.memory_gib_per_gpu, fa2.memory_gib_per_gpu);
+    for gpu in ["a100", "b200"] {
+        let r = Scenario::parse(&format!("model=llama3-8b&gpus=8&gpu={gpu}&attn=cudnn"))
+            .and_then(|s| evaluate(&s));
+        assert_eq!(r.unwrap_err().key, "attn", "{gpu}");
+    }
+}
+
+/// The loss over the vocabulary is memory-bound: its FP32 tensors and the 16-bit logits and their
+/// gradient each go through HBM once, 32 bytes a logit (split by a vocabulary-parallel tp). At a
+/// 131K vocabulary this weighs on a 1.7B model. Before, the loss cost no time.
+#[test]
+fn the_loss_over_a_large_vocabulary_takes_time() {
+    use gpu_scaling_lab::model::workload::custom_transformer;
+    let w = custom_transformer(24, 2048, 16, 4096, 131_072);
+    let logits = 4096.0 * 131_072.0;
+    assert_eq!(w.loss_traffic_bytes_per_sample(1), 32.0 * logits);
+    assert_eq!(w.loss_traffic_bytes_per_sample(2), 16.0 * logits);
+    let at = |v: u32| {
+        step(&format!(
+            "model=custom&layers=24&hidden=2048&heads=16&seq=4096&vocab={v}&gpus=1&gpu=h100&micro=1"
+        ))
+        .times
+        .compute_ms
+    };
+    // The larger output layer's GEMMs (6·h·ΔV FLOPs a token at H100's best-shape rate, 0.8 of
+    // peak) explain only part of the difference.
+    let gemms_ms = 6.0 * 2048.0 * (131_072.0 - 32_768.0) * 4096.0 / (989.4e12 * 0.8) * 1e3;
+    assert!(
+        at(131_072) - at(32_768) > 1.5 * gemms_ms,
+        "{} {}",
+        at(131_072) - at(32_768),
+        gemms_ms
+    );
+}

@@ -101,6 +101,9 @@ pub struct Gpu {
     /// dimension 128, 4K tokens (Dao 2023, Fig. 4 and the H100 figure, counting the halved causal
     /// FLOPs): `None` where FlashAttention-2 does not run (before Ampere).
     pub flash_attention_efficiency: Option<f64>,
+    /// cuDNN's fused flash attention (Transformer Engine's `FusedAttention`) relative to
+    /// FlashAttention-2, forward+backward: `None` where it is not the faster kernel.
+    pub cudnn_attention_speedup: Option<f64>,
     /// Fabric a node of these GPUs normally has, for defaults.
     pub default_intra: &'static str,
     /// Whether the stock driver lets two of these GPUs reach each other's memory over PCIe
@@ -193,6 +196,13 @@ pub fn flash_rate_at(seq: f64, flash1: bool) -> f64 {
     share * (curve[i] + t * (curve[i + 1] - curve[i]))
 }
 
+/// cuDNN's fused attention over FlashAttention-2 on Hopper, forward+backward, causal, head
+/// dimension 128: 1.59 at 8K tokens (1.60 at 2K), Transformer Engine's attention benchmark on an
+/// H100 (cuDNN 9.3, flash-attn 2.4.2). Its docs put the advantage at 20–50 % "for a number of
+/// commonly-used model configurations"; the benchmark's Llama-like case (GQA, 8K) is the one
+/// taken. On Ampere FlashAttention-2 is the faster.
+const CUDNN_OVER_FA2_HOPPER: f64 = 1.59;
+
 /// GPUs in the catalog.
 pub const GPUS: [Gpu; 7] = [
     // V100 SXM2 32 GB — NVIDIA V100 datasheet (2020): 15.7 FP32, 125 tensor FP16; no TF32/BF16/FP8;
@@ -208,6 +218,7 @@ pub const GPUS: [Gpu; 7] = [
         fp8_matmul_efficiency: 0.0,
         // FlashAttention-2 needs Ampere or newer.
         flash_attention_efficiency: None,
+        cudnn_attention_speedup: None,
         default_intra: "nvlink2",
         p2p: true,
         library: Library::Nccl,
@@ -226,6 +237,7 @@ pub const GPUS: [Gpu; 7] = [
         fp8_matmul_efficiency: 0.0,
         // FA2 causal hd128 fwd+bwd at 4K on A100 80GB: 173 TFLOP/s.
         flash_attention_efficiency: Some(173.0 / 312.0),
+        cudnn_attention_speedup: None,
         default_intra: "nvlink3",
         p2p: true,
         library: Library::Nccl,
@@ -250,6 +262,11 @@ pub const GPUS: [Gpu; 7] = [
         fp8_matmul_efficiency: 1402.6 / 1978.9,
         // FA2 causal hd128 fwd+bwd at 4K on H100 SXM5: 294 TFLOP/s (FA2 runs its Ampere kernels there).
         flash_attention_efficiency: Some(294.0 / 989.4),
+        // cuDNN 9.3's fused attention against flash-attn 2.4.2 on an H100 80GB HBM3, BF16, fwd+bwd:
+        // 1.59x at 8K tokens (causal, GQA 32/4 heads, head dim 128: 7.49 vs 11.89 ms) and 1.60x
+        // at 2K (causal, 16 heads), Transformer Engine `docs/examples/attention/attention.ipynb`
+        // (`benchmarks/attention/benchmark_attention.py`, test_3 and test_1).
+        cudnn_attention_speedup: Some(CUDNN_OVER_FA2_HOPPER),
         default_intra: "nvlink4",
         p2p: true,
         library: Library::Nccl,
@@ -274,6 +291,8 @@ pub const GPUS: [Gpu; 7] = [
         fp8_matmul_efficiency: 1453.4 / 1978.9,
         // As H100 (same die).
         flash_attention_efficiency: Some(294.0 / 989.4),
+        // As H100 (same die).
+        cudnn_attention_speedup: Some(CUDNN_OVER_FA2_HOPPER),
         default_intra: "nvlink4",
         p2p: true,
         library: Library::Nccl,
@@ -299,6 +318,9 @@ pub const GPUS: [Gpu; 7] = [
         fp8_matmul_efficiency: 3432.5 / 4500.0,
         // **Assumption**: H100's share (no published FA2 figure for Blackwell).
         flash_attention_efficiency: Some(294.0 / 989.4),
+        // Transformer Engine picks cuDNN's attention here too, but no Blackwell comparison with
+        // FlashAttention-2 is published: not offered.
+        cudnn_attention_speedup: None,
         default_intra: "nvlink5",
         p2p: true,
         library: Library::Nccl,
@@ -323,6 +345,7 @@ pub const GPUS: [Gpu; 7] = [
         fp8_matmul_efficiency: 0.51,
         // **Assumption**: H100's share (no published FA2 figure for MI300X); no FP8 MAMF either, so FP8 at the BF16 share.
         flash_attention_efficiency: Some(294.0 / 989.4),
+        cudnn_attention_speedup: None,
         default_intra: "xgmi",
         p2p: true,
         library: Library::Rccl,
@@ -348,6 +371,7 @@ pub const GPUS: [Gpu; 7] = [
         fp8_matmul_efficiency: 0.75,
         // **Assumption**: A100's share (Ada runs FA2's Ampere kernels); FP8 at the BF16 share.
         flash_attention_efficiency: Some(173.0 / 312.0),
+        cudnn_attention_speedup: None,
         default_intra: "pcie4",
         p2p: false,
         library: Library::Nccl,

@@ -48,6 +48,10 @@ pub enum Attn {
     /// The first FlashAttention (Dao et al. 2022) or its Triton port: the same memory, less
     /// than half FlashAttention-2's speed (llm-foundry's `attn_impl` until 2024).
     Flash1,
+    /// cuDNN's fused flash attention, which Transformer Engine picks over FlashAttention-2 on
+    /// Hopper and newer GPUs (so Megatron-Core, NeMo and Megatron-Bridge run it there): the same
+    /// memory, faster.
+    Cudnn,
     /// Eager attention: scores, softmax and dropout mask are stored for the backward pass
     /// (Korthikanti et al. 2022, eq. 1: the 5·a·s/h term).
     Eager,
@@ -55,13 +59,14 @@ pub enum Attn {
 
 impl Attn {
     /// Every kernel, default first.
-    pub const ALL: [Attn; 3] = [Attn::Flash, Attn::Flash1, Attn::Eager];
+    pub const ALL: [Attn; 4] = [Attn::Flash, Attn::Flash1, Attn::Cudnn, Attn::Eager];
 
     /// Scenario id.
     pub fn id(self) -> &'static str {
         match self {
             Attn::Flash => "flash",
             Attn::Flash1 => "flash1",
+            Attn::Cudnn => "cudnn",
             Attn::Eager => "eager",
         }
     }
@@ -751,6 +756,15 @@ impl Scenario {
                     "attn",
                     format!(
                         "FlashAttention needs an Ampere or newer GPU; {} runs attn=eager",
+                        self.gpu.id
+                    ),
+                ))
+            }
+            (Some(Attn::Cudnn), _) if self.gpu.cudnn_attention_speedup.is_none() => {
+                return Err(ModelError::new(
+                    "attn",
+                    format!(
+                        "cuDNN's fused attention has a published speed against FlashAttention-2 on Hopper only (h100, h200); {} runs attn=flash",
                         self.gpu.id
                     ),
                 ))

@@ -8,7 +8,7 @@ use super::collective::{self, Algo, Cluster, Op};
 use super::hardware::{flash_rate_at, Precision};
 use super::scenario::{Attn, Scaling, Scenario, Setup};
 use super::units::GIB;
-use super::workload::{Activations, Recompute};
+use super::workload::{Activations, Recompute, GEMM_FIXED_S};
 use super::ModelError;
 
 /// PyTorch DDP's default gradient bucket, 25 MiB (Li et al., "PyTorch Distributed", VLDB 2020,
@@ -195,7 +195,7 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
     let hw_flops = w.hardware_flops_per_sample(&acts);
     let model_flops = w.model_flops_per_sample();
     let per_gpu_share = f64::from(tp * pp);
-    let t_mb = sample_time(s, tp, pp) * f64::from(micro);
+    let t_mb = micro_batch_time(s, tp, pp);
     let mut compute = t_mb * mf;
     // Interleaved 1F1B (Narayanan et al. 2021 §2.2.2): with v model chunks per GPU the bubble
     // shrinks to (p−1)/v micro-batch times.
@@ -419,12 +419,20 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
         gpu.flash_attention_efficiency,
         w.tokens_per_sample(),
     ) {
-        (false, Some(fa), Some(seq)) => attn_peak * fa * flash_rate_at(seq, s.attn == Attn::Flash1),
+        (false, Some(fa), Some(seq)) => {
+            let kernel = match s.attn {
+                Attn::Cudnn => gpu.cudnn_attention_speedup.unwrap_or(1.0),
+                _ => 1.0,
+            };
+            attn_peak * fa * kernel * flash_rate_at(seq, s.attn == Attn::Flash1)
+        }
         _ => attn_peak * gpu.matmul_efficiency * kernel,
     };
     let act_scale = if p.is_fp32() { 2.0 } else { 1.0 };
     let layer_share = 1.0 / f64::from(pp);
-    let mut traffic = w.traffic_bytes_per_sample(&acts, layer_share) * act_scale;
+    // The loss runs on the last stage, which paces a 1F1B pipeline: every stage is charged it.
+    let mut traffic = w.traffic_bytes_per_sample(&acts, layer_share) * act_scale
+        + w.loss_traffic_bytes_per_sample(tp);
     if let (Precision::Fp8, Some(tokens), Some((_, hidden))) =
         (p, w.tokens_per_sample(), w.layers_and_hidden())
     {
@@ -433,9 +441,20 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
             * f64::from(w.layers())
             * layer_share;
     }
-    w.linear_flops_per_sample(&acts) / share / gemm_rate
+    let depth = w.gemm_depth_factor(
+        tp,
+        f64::from(s.micro) * w.tokens_per_sample().unwrap_or(0.0),
+    );
+    w.linear_flops_per_sample(&acts) / share / gemm_rate * depth
         + w.attention_flops_per_sample(&acts) / share / attn_rate
         + traffic / (gpu.mem_bw_gbs * 1e9 * HBM_EFFICIENCY)
+}
+
+/// Compute time of one micro-batch on one GPU holding 1/(tp·pp) of the model: its samples, and
+/// each GEMM's fixed start-up and tail ([`GEMM_FIXED_S`]) for the layers the GPU holds.
+pub fn micro_batch_time(s: &Setup, tp: u32, pp: u32) -> f64 {
+    sample_time(s, tp, pp) * f64::from(s.micro)
+        + GEMM_FIXED_S * s.workload.gemms_per_micro_batch() / f64::from(pp)
 }
 
 /// Memory per GPU.
@@ -585,7 +604,7 @@ fn single_gpu_time(s: &Setup, r: &StepResult) -> f64 {
             w.params * OPTIMIZER_TRAFFIC_BYTES / (s.gpu.mem_bw_gbs * 1e9) + STEP_OVERHEAD_S,
         ),
     };
-    let compute = sample_time(s, 1, 1) * samples;
+    let compute = micro_batch_time(s, 1, 1) * samples / f64::from(s.micro);
     let load = samples / s.data_rate;
     (compute + serial).max(load)
 }

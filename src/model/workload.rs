@@ -122,10 +122,27 @@ pub struct Workload {
 /// Transformer GEMMs (attention and MLP matmuls, counted by [`Workload::hardware_flops_per_sample`])
 /// sustain this fraction of the GPU's MAMF rate inside a training step: shapes are not the
 /// best-case ones and kernels interleave with others. The memory-bound rest of a layer is timed
-/// separately ([`Workload::traffic_bytes_per_sample`]). Calibrated once, by least squares over
-/// Megatron-LM's weak-scaling table (Narayanan et al. 2021, Table 1: 1.7B–1T GPT models on
-/// 32–3072 A100s, 137–163 TFLOP/s per GPU); the same constant serves every transformer and GPU.
-pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.72;
+/// separately ([`Workload::traffic_bytes_per_sample`]), and a GEMM's shallow reduction depth by
+/// [`Workload::gemm_depth_factor`]. Calibrated once, by least squares over Megatron-LM's
+/// weak-scaling table (Narayanan et al. 2021, Table 1: 1.7B–1T GPT models on 32–3072 A100s,
+/// 137–163 TFLOP/s per GPU; `tests/data/calibration.csv`, the `megatron-*` rows): 0.76 with the
+/// depth law (sum of squared % errors 141), 0.72 without it (155); the same constant serves every
+/// transformer and GPU.
+pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.76;
+
+/// The depth scale of a GEMM's overhead: a GEMM of reduction depth K takes (1 + k0/K) times its
+/// FLOPs at the best-shape rate, plus [`GEMM_FIXED_S`] (each thread block's start-up and tail
+/// weigh more when its loop over K is short). Fitted
+/// on XLA's measured H100 matmul table (tensorflow/tensorflow@9bebee8e
+/// `third_party/xla/xla/service/gpu/model/matmul_interpolator_data.h`, "sm_90", bf16, 27 shapes
+/// with M 4K–16K tokens and N, K 1K–4K: k0 ≈ 130 with a 5 µs fixed time, RMS 1.6 %; e.g.
+/// M = 4096, N = K = 1024 / 2048 / 4096: 49.7 / 73.1 / 79.5 % of peak); A100 GEMMs profiled in
+/// Llama 3 layers (microsoft/vidur@7d47513 `data/profiling/compute/a100`, M 8K–32K) fit the
+/// same k0 (130), though more loosely. **Assumption**: the same on every GPU.
+pub const GEMM_K0: f64 = 130.0;
+
+/// A GEMM's fixed time, seconds: kernel start-up and tail, the second term of the XLA fit above.
+pub const GEMM_FIXED_S: f64 = 5e-6;
 
 /// Key/value projections relative to h and the SwiGLU MLP's width relative to h, as in Llama 3
 /// 8B (8 key/value heads of 32, 14,336/4,096: Llama 3 paper, Table 3). **Assumption**: every
@@ -687,6 +704,16 @@ impl Workload {
         }
     }
 
+    /// Bytes the loss moves through HBM per sample on the last pipeline stage: each of the three
+    /// FP32 tensors of [`Workload::loss_bytes_per_sample`] written once and read once, and the
+    /// 16-bit logits and their gradient likewise — 32 bytes per logit (24 + 8), split over tp.
+    /// **Assumption**: one pass each; PyTorch's `log_softmax` reads its input twice (max, then
+    /// the sum of exponentials), so this is a floor. A memory-bound cost that a large vocabulary
+    /// makes weigh on a small model (Megatron-Core's 1.7B at 131K: 17 GB per micro-batch).
+    pub fn loss_traffic_bytes_per_sample(&self, tp: u32) -> f64 {
+        self.loss_bytes_per_sample(tp) * (24.0 + 8.0) / 12.0
+    }
+
     /// Bytes of activations one micro-batch sends across a tensor-parallel all-reduce or a
     /// pipeline boundary: micro·s·h 16-bit values (Narayanan et al. 2021 §3.2). `None` for
     /// non-transformers.
@@ -713,6 +740,46 @@ impl Workload {
         match self.arch {
             Arch::Transformer { layers, hidden, .. } => Some((layers, f64::from(hidden))),
             Arch::Generic { .. } => None,
+        }
+    }
+
+    /// How much longer a transformer layer's GEMMs take than at the GPU's best-shape rate, from
+    /// their reduction depths K: each runs at K/(K + k0) of it ([`GEMM_K0`]), averaged over the
+    /// layer's matmuls ([`LAYER_MATMULS`]) weighted by their FLOPs, forward (K = the input width,
+    /// split by `tp` for the row-parallel attention output and MLP down projection), input
+    /// gradient (K = the output width, split by `tp` for the column-parallel rest) and weight
+    /// gradient (K = the micro-batch's `tokens`). 1 for a model that is not a transformer.
+    pub fn gemm_depth_factor(&self, tp: u32, tokens: f64) -> f64 {
+        let Arch::Transformer { hidden, .. } = self.arch else {
+            return 1.0;
+        };
+        let (h, t) = (f64::from(hidden), f64::from(tp));
+        let slower = |k: f64| 1.0 + GEMM_K0 / k;
+        let down = LAYER_MATMULS.len() - 1;
+        let (mut time, mut flops) = (0.0, 0.0);
+        for (i, (o, w)) in LAYER_MATMULS.iter().enumerate() {
+            // The attention output (index 3) and the down projection are row-parallel.
+            let row_parallel = i == 3 || i == down;
+            let (k_forward, k_input_grad) = if row_parallel {
+                (w * h / t, o * h)
+            } else {
+                (w * h, o * h / t)
+            };
+            let f = o * w;
+            time += f * (slower(k_forward) + slower(k_input_grad) + slower(tokens));
+            flops += 3.0 * f;
+        }
+        time / flops
+    }
+
+    /// GEMM launches per layer in one micro-batch's forward and backward passes: a layer's four
+    /// forward GEMMs (QKV fused, the attention output, the MLP's fused gate/up and its down
+    /// projection, as Megatron-Core and Transformer Engine lay them out), each with an input- and
+    /// a weight-gradient GEMM behind it. 0 for a model that is not a transformer.
+    pub fn gemms_per_micro_batch(&self) -> f64 {
+        match self.arch {
+            Arch::Transformer { layers, .. } => 12.0 * f64::from(layers),
+            Arch::Generic { .. } => 0.0,
         }
     }
 

@@ -491,6 +491,7 @@ pub fn Controls() -> impl IntoView {
                 options=auto_options(lab, |s| s.attn.id(), &[
                     ("flash", "FlashAttention-2"),
                     ("flash1", "FlashAttention 1 / Triton"),
+                    ("cudnn", "cuDNN fused (Hopper and newer)"),
                     ("eager", "eager: stores the score matrix"),
                 ])
                 value=key_value(lab, "attn") />
