@@ -476,6 +476,13 @@ fn padded_batches_are_timed_at_their_mean_length() {
         "{gain}: between the linear and the quadratic share"
     );
     assert_eq!(binned.memory_gib_per_gpu, full.memory_gib_per_gpu);
+    // Spread lengths (`fill_rms`, Wikipedia's 0.642) cost more than all at the mean: the
+    // attention goes with the square, and short batches pay each GEMM's fixed time.
+    let spread = step(&format!("{q}&fill=0.545&fill_rms=0.642"));
+    assert!(spread.throughput < binned.throughput * 0.98);
+    assert!(spread.throughput > full.throughput * 1.8);
+    let below = Scenario::parse(&format!("{q}&fill=0.6&fill_rms=0.5")).and_then(|s| evaluate(&s));
+    assert_eq!(below.unwrap_err().key, "fill_rms");
     // A convolutional network has no token sequences to pad.
     let cnn = Scenario::parse("model=resnet50&fill=0.5").and_then(|s| evaluate(&s));
     assert_eq!(cnn.unwrap_err().key, "fill");

@@ -568,6 +568,16 @@ pub const KEYS: &[Key] = &[
         field: |s| &mut s.fill,
     },
     Key {
+        name: "fill_rms",
+        accepts: Accepts::Number { lo: 0.01, hi: 1.0 },
+        default: "fill",
+        unit: "share of seq",
+        doc: "root-mean-square padded length, as a share of seq: with fill, how spread the batch lengths are (the attention's cost goes with the square)",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.fill_rms,
+    },
+    Key {
         name: "batch",
         accepts: whole_in(1, 1 << 24),
         default: "one micro-batch per replica (4·pp with a pipeline); strong scaling: the one-node batch",

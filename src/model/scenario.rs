@@ -163,6 +163,8 @@ pub struct Scenario {
     pub data_rate: Option<f64>,
     /// Mean length a micro-batch is padded to, as a share of `seq`.
     pub fill: f64,
+    /// Root-mean-square padded length, as a share of `seq` (default: `fill`, every batch alike).
+    pub fill_rms: Option<f64>,
     /// Step-time jitter of one GPU (coefficient of variation).
     pub jitter: f64,
     /// Share of GPUs that run slower.
@@ -253,6 +255,7 @@ impl Default for Scenario {
             scaling: Scaling::Weak,
             data_rate: None,
             fill: 1.0,
+            fill_rms: None,
             jitter: 0.0,
             slow_gpus: 0.0,
             slow_factor: 1.5,
@@ -346,6 +349,11 @@ pub struct Setup {
     /// Mean padded length of a micro-batch as a share of the sequence length (1: every batch is
     /// full length).
     pub fill: f64,
+    /// Root-mean-square padded length as a share of the sequence length (≥ `fill`).
+    pub fill_rms: f64,
+    /// Spread of the padded lengths around the mean, tokens: set by [`Setup::padded`] on the
+    /// setup it times (0 otherwise).
+    pub seq_spread: f64,
     /// Step-time jitter of one GPU.
     pub jitter: f64,
     /// Share of slow GPUs.
@@ -380,22 +388,30 @@ pub struct Setup {
 
 impl Setup {
     /// The setup whose step is timed when batches are padded to a mean of `fill` × seq tokens
-    /// (variable-length data padded per batch): every per-token cost — the GEMMs, the attention
-    /// at that length, the activation traffic, tensor- and pipeline-parallel messages — runs at
-    /// the mean padded length, while the memory peak stays the full-length batch's. `None` when
-    /// every batch is full length. **Assumption**: attention is timed at the mean length, which
-    /// undercounts its quadratic term by the spread of lengths (E[L²] ≥ E[L]²).
+    /// (variable-length data padded per batch): every per-token cost — the GEMMs, the activation
+    /// traffic, tensor- and pipeline-parallel messages — runs at the mean padded length, and the
+    /// compute at two lengths a spread apart (`seq_spread`, from `fill_rms`), whose average
+    /// keeps the attention's mean square E[L²] as well as the mean; the memory peak stays the
+    /// full-length batch's. `None` when every batch is full length.
     pub fn padded(&self) -> Option<Setup> {
         match self.workload.arch {
             Arch::Transformer { seq, .. } if self.fill < 1.0 => {
-                let mut s = self.clone();
-                if let Arch::Transformer { seq: padded, .. } = &mut s.workload.arch {
-                    *padded = ((f64::from(seq) * self.fill).round() as u32).max(1);
-                }
+                let full = f64::from(seq);
+                let mut s = self.with_seq(full * self.fill);
+                s.seq_spread = full * (self.fill_rms.powi(2) - self.fill.powi(2)).max(0.0).sqrt();
                 Some(s)
             }
             _ => None,
         }
+    }
+
+    /// This setup with its transformer's sequence length set to `tokens` (rounded, at least 1).
+    pub fn with_seq(&self, tokens: f64) -> Setup {
+        let mut s = self.clone();
+        if let Arch::Transformer { seq, .. } = &mut s.workload.arch {
+            *seq = (tokens.round() as u32).max(1);
+        }
+        s
     }
 
     /// The cluster the collectives run on.
@@ -779,6 +795,17 @@ impl Scenario {
                 format!("fill pads token sequences; model={} has none", workload.id),
             ));
         }
+        if let Some(rms) = self.fill_rms {
+            if rms < self.fill {
+                return Err(ModelError::new(
+                    "fill_rms",
+                    format!(
+                        "fill_rms={rms} is below fill={}: a root-mean-square length is at least the mean",
+                        self.fill
+                    ),
+                ));
+            }
+        }
         let mp = tp * pp;
         if gpus % mp != 0 {
             return Err(ModelError::new(
@@ -857,6 +884,8 @@ impl Scenario {
             micro_batches,
             data_rate: self.data_rate.unwrap_or(workload.default_data_rate),
             fill: self.fill,
+            fill_rms: self.fill_rms.unwrap_or(self.fill),
+            seq_spread: 0.0,
             jitter: self.jitter,
             slow_gpus: self.slow_gpus,
             slow_factor: self.slow_factor,

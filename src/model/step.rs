@@ -452,9 +452,20 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
 
 /// Compute time of one micro-batch on one GPU holding 1/(tp·pp) of the model: its samples, and
 /// each GEMM's fixed start-up and tail ([`GEMM_FIXED_S`]) for the layers the GPU holds.
+/// Padded batches of spread lengths ([`Setup::padded`]) average two micro-batches a spread
+/// below and above the mean length.
 pub fn micro_batch_time(s: &Setup, tp: u32, pp: u32) -> f64 {
-    sample_time(s, tp, pp) * f64::from(s.micro)
-        + GEMM_FIXED_S * s.workload.gemms_per_micro_batch() / f64::from(pp)
+    let at = |s: &Setup| {
+        sample_time(s, tp, pp) * f64::from(s.micro)
+            + GEMM_FIXED_S * s.workload.gemms_per_micro_batch() / f64::from(pp)
+    };
+    match s.workload.tokens_per_sample() {
+        Some(mean) if s.seq_spread > 0.0 => {
+            let low = (mean - s.seq_spread).max(1.0);
+            0.5 * (at(&s.with_seq(low)) + at(&s.with_seq(2.0 * mean - low)))
+        }
+        _ => at(s),
+    }
 }
 
 /// Memory per GPU.
