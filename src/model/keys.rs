@@ -54,12 +54,21 @@ pub enum Accepts {
     OneOf(fn() -> Vec<&'static str>),
 }
 
+/// A limit as written in the key table: plain up to 10⁴, in exponent form above.
+fn compact(x: f64) -> String {
+    if x.abs() < 1e4 {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 impl Accepts {
     /// The accepted values in words, as the README and the errors state them.
     pub fn describe(&self) -> String {
         match self {
             Accepts::Whole { lo, hi, .. } => format!("{}…{}", thousands(*lo), thousands(*hi)),
-            Accepts::Number { lo, hi } => format!("{lo}…{hi:e}"),
+            Accepts::Number { lo, hi } => format!("{lo}…{}", compact(*hi)),
             Accepts::Size { .. } => "1 … 1TiB, as `4096`, `64MiB`, `1GiB`, `1GB`".to_string(),
             Accepts::Count { lo, hi } => format!("{lo:e}…{hi:e}, as `15T`, `2B`, `1.2e9`"),
             Accepts::OneOf(ids) => ids().join(", "),
@@ -562,7 +571,7 @@ pub const KEYS: &[Key] = &[
         accepts: Accepts::Number { lo: 0.01, hi: 1.0 },
         default: "1",
         unit: "share of seq",
-        doc: "mean length a micro-batch is padded to, as a share of seq: 1 for full-length or packed sequences; below 1 for variable-length data padded per batch (the full-length batch still sets the memory peak)",
+        doc: "mean length a micro-batch is padded to, as a share of seq: 1 for full-length or packed sequences; below 1 for variable-length data padded per batch (the full-length batch still sets the memory peak; tokens/s, MFU and a `tokens` budget count padded tokens at the mean length)",
         applies: Applies::Step,
         always: false,
         field: |s| &mut s.fill,
@@ -680,7 +689,7 @@ pub const KEYS: &[Key] = &[
         accepts: Accepts::OneOf(ids::<Attn>),
         default: "flash where the GPU runs FlashAttention-2 (Ampere and newer), else eager",
         unit: "",
-        doc: "attention kernel: `flash` (FlashAttention-2) never stores the score matrix, `flash1` (FlashAttention 1 or its Triton port) neither but runs at under half the speed, `cudnn` (cuDNN's fused attention, Transformer Engine's pick on Hopper and newer) neither and runs 1.59x faster, `eager` stores it",
+        doc: "attention kernel: `flash` (FlashAttention-2) never stores the score matrix, `flash1` (FlashAttention 1 or its Triton port) neither but runs at under half the speed, `cudnn` (cuDNN's fused attention, Transformer Engine's pick on Hopper, where its speed is measured: h100, h200) neither and runs 1.59x faster, `eager` stores it",
         applies: Applies::Step,
         always: false,
         field: |s| &mut s.attn,

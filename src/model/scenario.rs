@@ -50,7 +50,7 @@ pub enum Attn {
     Flash1,
     /// cuDNN's fused flash attention, which Transformer Engine picks over FlashAttention-2 on
     /// Hopper and newer GPUs (so Megatron-Core, NeMo and Megatron-Bridge run it there): the same
-    /// memory, faster.
+    /// memory, faster. Offered where its speed against FlashAttention-2 is published (Hopper).
     Cudnn,
     /// Eager attention: scores, softmax and dropout mask are stored for the backward pass
     /// (Korthikanti et al. 2022, eq. 1: the 5·a·s/h term).
@@ -282,6 +282,42 @@ impl Default for Scenario {
     }
 }
 
+/// Two sequence lengths in [1, seq] and the weight of the longer, with a given mean and variance:
+/// a spread of padded batch lengths as two batches (exact for a cost linear and quadratic in the
+/// length). Symmetric about the mean when that fits inside [1, seq], else one length at the bound
+/// and the other where the variance puts it ((mean − short)·(long − mean) = variance).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TwoLengths {
+    /// The shorter length, tokens.
+    pub short: f64,
+    /// The longer length, tokens.
+    pub long: f64,
+    /// The longer length's share of batches.
+    pub long_weight: f64,
+}
+
+impl TwoLengths {
+    /// `None` when the lengths do not spread (or the mean sits on a bound).
+    pub fn new(mean: f64, variance: f64, seq: f64) -> Option<TwoLengths> {
+        if variance <= 0.0 || mean <= 1.0 || mean >= seq {
+            return None;
+        }
+        let sd = variance.sqrt();
+        let (short, long) = if mean - sd >= 1.0 && mean + sd <= seq {
+            (mean - sd, mean + sd)
+        } else if mean + sd > seq {
+            ((mean - variance / (seq - mean)).max(1.0), seq)
+        } else {
+            (1.0, (mean + variance / (mean - 1.0)).min(seq))
+        };
+        Some(TwoLengths {
+            short,
+            long,
+            long_weight: (mean - short) / (long - short),
+        })
+    }
+}
+
 /// Everything the model reads, resolved once from a [`Scenario`]: no `Option`s, every cross-key
 /// rule checked.
 #[derive(Clone, Debug, PartialEq)]
@@ -351,9 +387,9 @@ pub struct Setup {
     pub fill: f64,
     /// Root-mean-square padded length as a share of the sequence length (≥ `fill`).
     pub fill_rms: f64,
-    /// Spread of the padded lengths around the mean, tokens: set by [`Setup::padded`] on the
-    /// setup it times (0 otherwise).
-    pub seq_spread: f64,
+    /// Two padded lengths standing for the spread of batch lengths: set by [`Setup::padded`] on
+    /// the setup it times (`None` otherwise).
+    pub spread: Option<TwoLengths>,
     /// Step-time jitter of one GPU.
     pub jitter: f64,
     /// Share of slow GPUs.
@@ -390,15 +426,17 @@ impl Setup {
     /// The setup whose step is timed when batches are padded to a mean of `fill` × seq tokens
     /// (variable-length data padded per batch): every per-token cost — the GEMMs, the activation
     /// traffic, tensor- and pipeline-parallel messages — runs at the mean padded length, and the
-    /// compute at two lengths a spread apart (`seq_spread`, from `fill_rms`), whose average
-    /// keeps the attention's mean square E[L²] as well as the mean; the memory peak stays the
-    /// full-length batch's. `None` when every batch is full length.
+    /// compute at two lengths ([`TwoLengths`], from `fill_rms`) whose weighted average keeps the
+    /// attention's mean square E[L²] as well as the mean; the memory peak stays the full-length
+    /// batch's. `None` when every batch is full length.
     pub fn padded(&self) -> Option<Setup> {
         match self.workload.arch {
             Arch::Transformer { seq, .. } if self.fill < 1.0 => {
                 let full = f64::from(seq);
-                let mut s = self.with_seq(full * self.fill);
-                s.seq_spread = full * (self.fill_rms.powi(2) - self.fill.powi(2)).max(0.0).sqrt();
+                let mean = full * self.fill;
+                let mut s = self.with_seq(mean);
+                let variance = full * full * (self.fill_rms.powi(2) - self.fill.powi(2));
+                s.spread = TwoLengths::new(mean, variance, full);
                 Some(s)
             }
             _ => None,
@@ -796,12 +834,14 @@ impl Scenario {
             ));
         }
         if let Some(rms) = self.fill_rms {
-            if rms < self.fill {
+            // Lengths in [0, seq] with mean fill·seq have a mean square of at most fill·seq².
+            if rms < self.fill || rms * rms > self.fill {
                 return Err(ModelError::new(
                     "fill_rms",
                     format!(
-                        "fill_rms={rms} is below fill={}: a root-mean-square length is at least the mean",
-                        self.fill
+                        "fill_rms={rms} with fill={}: a root-mean-square length lies between the mean and √fill = {:.3} (lengths up to seq)",
+                        self.fill,
+                        self.fill.sqrt()
                     ),
                 ));
             }
@@ -885,7 +925,7 @@ impl Scenario {
             data_rate: self.data_rate.unwrap_or(workload.default_data_rate),
             fill: self.fill,
             fill_rms: self.fill_rms.unwrap_or(self.fill),
-            seq_spread: 0.0,
+            spread: None,
             jitter: self.jitter,
             slow_gpus: self.slow_gpus,
             slow_factor: self.slow_factor,

@@ -380,7 +380,7 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
 
 /// Achievable fraction of HBM bandwidth for streaming kernels. **Assumption** 0.8 (STREAM-like
 /// copies reach 80–90 % of the datasheet figure on A100/H100).
-const HBM_EFFICIENCY: f64 = 0.8;
+pub const HBM_EFFICIENCY: f64 = 0.8;
 
 /// Bytes per token and layer that FP8 training moves to quantize GEMM operands: Transformer
 /// Engine casts every Linear input and every output gradient to FP8, with a transposed copy on
@@ -430,9 +430,11 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
     };
     let act_scale = if p.is_fp32() { 2.0 } else { 1.0 };
     let layer_share = 1.0 / f64::from(pp);
-    // The loss runs on the last stage, which paces a 1F1B pipeline: every stage is charged it.
-    let mut traffic = w.traffic_bytes_per_sample(&acts, layer_share) * act_scale
-        + w.loss_traffic_bytes_per_sample(tp);
+    // The loss runs on the last stage; like the output layer's FLOPs, it is shared over the
+    // stages (the model's stages are balanced).
+    let mut traffic = (w.traffic_bytes_per_sample(&acts, 1.0) * act_scale
+        + w.loss_traffic_bytes_per_sample(tp))
+        * layer_share;
     if let (Precision::Fp8, Some(tokens), Some((_, hidden))) =
         (p, w.tokens_per_sample(), w.layers_and_hidden())
     {
@@ -452,19 +454,22 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
 
 /// Compute time of one micro-batch on one GPU holding 1/(tp·pp) of the model: its samples, and
 /// each GEMM's fixed start-up and tail ([`GEMM_FIXED_S`]) for the layers the GPU holds.
-/// Padded batches of spread lengths ([`Setup::padded`]) average two micro-batches a spread
-/// below and above the mean length.
+/// Padded batches of spread lengths ([`Setup::padded`]) average two micro-batches, one of each
+/// of their [`TwoLengths`].
 pub fn micro_batch_time(s: &Setup, tp: u32, pp: u32) -> f64 {
     let at = |s: &Setup| {
         sample_time(s, tp, pp) * f64::from(s.micro)
-            + GEMM_FIXED_S * s.workload.gemms_per_micro_batch() / f64::from(pp)
+            + GEMM_FIXED_S
+                * s.workload
+                    .gemms_per_micro_batch(s.recompute, s.attn == Attn::Eager)
+                / f64::from(pp)
     };
-    match s.workload.tokens_per_sample() {
-        Some(mean) if s.seq_spread > 0.0 => {
-            let low = (mean - s.seq_spread).max(1.0);
-            0.5 * (at(&s.with_seq(low)) + at(&s.with_seq(2.0 * mean - low)))
+    match s.spread {
+        Some(l) => {
+            (1.0 - l.long_weight) * at(&s.with_seq(l.short))
+                + l.long_weight * at(&s.with_seq(l.long))
         }
-        _ => at(s),
+        None => at(s),
     }
 }
 

@@ -125,9 +125,9 @@ pub struct Workload {
 /// separately ([`Workload::traffic_bytes_per_sample`]), and a GEMM's shallow reduction depth by
 /// [`Workload::gemm_depth_factor`]. Calibrated once, by least squares over Megatron-LM's
 /// weak-scaling table (Narayanan et al. 2021, Table 1: 1.7B–1T GPT models on 32–3072 A100s,
-/// 137–163 TFLOP/s per GPU; `tests/data/calibration.csv`, the `megatron-*` rows): 0.76 with the
-/// depth law (sum of squared % errors 141), 0.72 without it (155); the same constant serves every
-/// transformer and GPU.
+/// 137–163 TFLOP/s per GPU; `tests/data/calibration.csv`, the `megatron-*` rows): 0.76 (sum of
+/// squared % errors 119; before the GEMM depth law, the GEMMs' fixed time and the loss traffic:
+/// 0.72 and 155); the same constant serves every transformer and GPU.
 pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.76;
 
 /// The depth scale of a GEMM's overhead: a GEMM of reduction depth K takes (1 + k0/K) times its
@@ -138,7 +138,9 @@ pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.76;
 /// with M 4K–16K tokens and N, K 1K–4K: k0 ≈ 130 with a 5 µs fixed time, RMS 1.6 %; e.g.
 /// M = 4096, N = K = 1024 / 2048 / 4096: 49.7 / 73.1 / 79.5 % of peak); A100 GEMMs profiled in
 /// Llama 3 layers (microsoft/vidur@7d47513 `data/profiling/compute/a100`, M 8K–32K) fit the
-/// same k0 (130), though more loosely. **Assumption**: the same on every GPU.
+/// same k0 (130), though more loosely. Only the law's shape is taken: its level is the GPU's
+/// MAMF × the transformer kernel share, calibrated (the XLA fit's own asymptote, 0.84 of peak,
+/// is above the MAMF table's 0.80, a different harness). **Assumption**: the same on every GPU.
 pub const GEMM_K0: f64 = 130.0;
 
 /// A GEMM's fixed time, seconds: kernel start-up and tail, the second term of the XLA fit above.
@@ -163,6 +165,17 @@ const LAYER_MATMULS: [(f64, f64); 7] = [
     (MLP_WIDTH, 1.0),
     (MLP_WIDTH, 1.0),
     (1.0, MLP_WIDTH),
+];
+
+/// A layer's GEMMs as Megatron-Core and Transformer Engine launch them: QKV fused, the attention
+/// output, the MLP's gate and up projections fused, its down projection; each as (output width,
+/// input width) in units of h, and whether tensor parallelism splits its input (row-parallel)
+/// rather than its output. Widths as [`LAYER_MATMULS`].
+const FUSED_LAYER_GEMMS: [(f64, f64, bool); 4] = [
+    (1.0 + 2.0 * KV_SHARE, 1.0, false),
+    (1.0, 1.0, true),
+    (2.0 * MLP_WIDTH, 1.0, false),
+    (1.0, MLP_WIDTH, true),
 ];
 
 /// Under [`Recompute::Ops`], the matmuls whose outputs are kept: the 1st, 3rd, 5th and 7th
@@ -705,13 +718,15 @@ impl Workload {
     }
 
     /// Bytes the loss moves through HBM per sample on the last pipeline stage: each of the three
-    /// FP32 tensors of [`Workload::loss_bytes_per_sample`] written once and read once, and the
-    /// 16-bit logits and their gradient likewise — 32 bytes per logit (24 + 8), split over tp.
-    /// **Assumption**: one pass each; PyTorch's `log_softmax` reads its input twice (max, then
-    /// the sum of exponentials), so this is a floor. A memory-bound cost that a large vocabulary
-    /// makes weigh on a small model (Megatron-Core's 1.7B at 131K: 17 GB per micro-batch).
+    /// FP32 tensors of [`Workload::loss_bytes_per_sample`] written once and read once (24 bytes
+    /// per logit), the 16-bit logits read by the cast to FP32 and the 16-bit gradient written by
+    /// the cast back (4; the output GEMM's own write and read of them are inside its time):
+    /// 28 bytes per logit, split over tp. **Assumption**: one pass each; PyTorch's `log_softmax`
+    /// reads its input twice (max, then the sum of exponentials), so this is a floor; FP32
+    /// training's logits are counted as 16-bit. A memory-bound cost that a large vocabulary makes
+    /// weigh on a small model (Megatron-Core's 1.7B at 131K: 15 GB per micro-batch).
     pub fn loss_traffic_bytes_per_sample(&self, tp: u32) -> f64 {
-        self.loss_bytes_per_sample(tp) * (24.0 + 8.0) / 12.0
+        self.loss_bytes_per_sample(tp) * (24.0 + 4.0) / 12.0
     }
 
     /// Bytes of activations one micro-batch sends across a tensor-parallel all-reduce or a
@@ -744,10 +759,10 @@ impl Workload {
     }
 
     /// How much longer a transformer layer's GEMMs take than at the GPU's best-shape rate, from
-    /// their reduction depths K: each runs at K/(K + k0) of it ([`GEMM_K0`]), averaged over the
-    /// layer's matmuls ([`LAYER_MATMULS`]) weighted by their FLOPs, forward (K = the input width,
-    /// split by `tp` for the row-parallel attention output and MLP down projection), input
-    /// gradient (K = the output width, split by `tp` for the column-parallel rest) and weight
+    /// their reduction depths K: (1 + k0/K) times ([`GEMM_K0`]), averaged over the layer's
+    /// GEMMs ([`FUSED_LAYER_GEMMS`]) weighted by their FLOPs, forward (K = the input width, split
+    /// by `tp` for the row-parallel attention output and MLP down projection), input gradient
+    /// (K = the output width, split by `tp` for the column-parallel QKV and gate/up) and weight
     /// gradient (K = the micro-batch's `tokens`). 1 for a model that is not a transformer.
     pub fn gemm_depth_factor(&self, tp: u32, tokens: f64) -> f64 {
         let Arch::Transformer { hidden, .. } = self.arch else {
@@ -755,11 +770,8 @@ impl Workload {
         };
         let (h, t) = (f64::from(hidden), f64::from(tp));
         let slower = |k: f64| 1.0 + GEMM_K0 / k;
-        let down = LAYER_MATMULS.len() - 1;
         let (mut time, mut flops) = (0.0, 0.0);
-        for (i, (o, w)) in LAYER_MATMULS.iter().enumerate() {
-            // The attention output (index 3) and the down projection are row-parallel.
-            let row_parallel = i == 3 || i == down;
+        for (o, w, row_parallel) in FUSED_LAYER_GEMMS {
             let (k_forward, k_input_grad) = if row_parallel {
                 (w * h / t, o * h)
             } else {
@@ -772,13 +784,22 @@ impl Workload {
         time / flops
     }
 
-    /// GEMM launches per layer in one micro-batch's forward and backward passes: a layer's four
-    /// forward GEMMs (QKV fused, the attention output, the MLP's fused gate/up and its down
-    /// projection, as Megatron-Core and Transformer Engine lay them out), each with an input- and
-    /// a weight-gradient GEMM behind it. 0 for a model that is not a transformer.
-    pub fn gemms_per_micro_batch(&self) -> f64 {
+    /// GEMM launches in one micro-batch's forward and backward passes: per layer the four
+    /// forward GEMMs of [`FUSED_LAYER_GEMMS`] — four more when full recomputation runs the
+    /// forward again — and eager attention's two batched matmuls, each with an input- and a
+    /// weight-gradient GEMM behind it; and the output layer's three. 0 for a model that is not a
+    /// transformer.
+    pub fn gemms_per_micro_batch(&self, recompute: Recompute, eager: bool) -> f64 {
         match self.arch {
-            Arch::Transformer { layers, .. } => 12.0 * f64::from(layers),
+            Arch::Transformer { layers, .. } => {
+                let again = if recompute == Recompute::Full {
+                    4.0
+                } else {
+                    0.0
+                };
+                let scores = if eager { 6.0 } else { 0.0 };
+                (12.0 + again + scores) * f64::from(layers) + 3.0
+            }
             Arch::Generic { .. } => 0.0,
         }
     }

@@ -429,6 +429,7 @@ pub fn Controls() -> impl IntoView {
             <Number label="Micro-batch per GPU" key="micro" testid="micro"
                 value=Signal::derive(move || lab.setup.with(|s| s.micro.to_string())) />
             <KeyField label="Mean padded length, share of seq" key="fill" testid="fill" />
+            <KeyField label="Its root-mean-square, share of seq" key="fill_rms" testid="fill-rms" />
             <Choice
                 label="Precision"
                 key="precision"
