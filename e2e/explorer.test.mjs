@@ -197,3 +197,42 @@ test('PCIe peer-to-peer: shown for a PCIe box, off by default for GeForce cards,
   await second.context.close();
   assert.deepEqual(problems.console, []);
 });
+
+test('padded batches: fill shortens the step, a wrong fill_rms is named, and cuDNN attention is offered on Hopper only', async () => {
+  const { page, context, problems } = await openPage(env, 'gpus=8&per_node=8&gpu=a100&model=bert-large&attn=eager&overlap=0');
+  const seconds = async () => {
+    const [, v, unit] = (await text(page, 'step-time')).match(/([\d.,]+)\s*(µs|ms|s)/);
+    return Number(v.replace(/,/g, '')) * { 'µs': 1e-6, ms: 1e-3, s: 1 }[unit];
+  };
+  const set = async (id, value) => {
+    const f = page.locator(`[data-testid="${id}"]`);
+    await f.fill(value);
+    await f.dispatchEvent('change');
+  };
+  await page.locator('[data-testid=fill]').waitFor();
+  const full = await seconds();
+  await set('fill', '0.545');
+  await page.waitForFunction(() => location.hash.includes('fill=0.545'));
+  await page.waitForFunction(async (before) => {
+    const m = document.querySelector('[data-testid=step-time]').textContent.match(/([\d.,]+)\s*(µs|ms|s)/);
+    return m && Number(m[1].replace(/,/g, '')) * { 'µs': 1e-6, ms: 1e-3, s: 1 }[m[2]] < before / 1.5;
+  }, full);
+  const padded = await seconds();
+  assert.ok(full / padded > 1.7 && full / padded < 2.2, `${full} s → ${padded} s`);
+  // A root-mean-square above √fill cannot be: the error names the key and the page goes on.
+  await set('fill-rms', '0.9');
+  await page.waitForFunction(() => document.querySelector('[data-testid=error]')?.textContent.includes('fill_rms'));
+  await page.locator('[data-testid=fill]').locator('xpath=ancestor::fieldset').screenshot({ path: path.join(shots, 'explorer-fill-1280.png') });
+  await set('fill-rms', '0.642');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=error]'));
+  assert.ok(await seconds() > padded, 'spread lengths cost more than all at the mean');
+  // cuDNN's attention: offered, refused on an A100 with a reason, accepted on an H100.
+  const attn = page.locator('[data-testid=attn]');
+  assert.ok((await attn.locator('option').allTextContents()).some((o) => /cuDNN/.test(o)));
+  await attn.selectOption('cudnn');
+  await page.waitForFunction(() => /Hopper/.test(document.querySelector('[data-testid=error]')?.textContent || ''));
+  await page.locator('[data-testid=gpu]').selectOption('h100');
+  await page.waitForFunction(() => location.hash.includes('gpu=h100') && !document.querySelector('[data-testid=error]'));
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

@@ -428,8 +428,8 @@ pub fn Controls() -> impl IntoView {
                 placeholder="auto: one micro-batch per replica" />
             <Number label="Micro-batch per GPU" key="micro" testid="micro"
                 value=Signal::derive(move || lab.setup.with(|s| s.micro.to_string())) />
-            <KeyField label="Mean padded length, share of seq" key="fill" testid="fill" />
-            <KeyField label="Its root-mean-square, share of seq" key="fill_rms" testid="fill-rms" />
+            <KeyField label="Mean padded length" key="fill" testid="fill" />
+            <KeyField label="Its root-mean-square" key="fill_rms" testid="fill-rms" />
             <Choice
                 label="Precision"
                 key="precision"
