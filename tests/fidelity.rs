@@ -597,3 +597,17 @@ fn the_loss_over_a_large_vocabulary_takes_time() {
         "{extra} ms vs {loss_ms} ms"
     );
 }
+
+/// Megatron-LM reduces bf16 gradients in FP32 (`grad_fp32=1`): the data-parallel reduction moves
+/// twice the bytes and the gradient buffer takes twice the memory; the weight gather stays 16-bit.
+#[test]
+fn fp32_gradient_reduction_doubles_its_bytes() {
+    let q = "model=llama3-8b&gpus=64&gpu=h100&inter=ib-ndr&tp=8&zero=1&micro=1";
+    let (bf16, fp32) = (step(q), step(&format!("{q}&grad_fp32=1")));
+    assert!((fp32.memory_gib.gradients / bf16.memory_gib.gradients - 2.0).abs() < 1e-9);
+    assert!(fp32.comm_total_ms.dp > bf16.comm_total_ms.dp * 1.2);
+    assert!(
+        fp32.comm_total_ms.dp < bf16.comm_total_ms.dp * 2.0,
+        "the gather stays 16-bit"
+    );
+}

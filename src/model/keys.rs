@@ -651,6 +651,16 @@ pub const KEYS: &[Key] = &[
         field: |s| &mut s.tp_overlap,
     },
     Key {
+        name: "grad_fp32",
+        accepts: Accepts::OneOf(|| vec!["0", "1"]),
+        default: "0",
+        unit: "",
+        doc: "1: gradients are accumulated and reduced in FP32 under 16-bit training, twice the data-parallel reduction's bytes and the gradients' memory (Megatron-LM forces it for bf16; NeMo's and Megatron-Bridge's bf16-mixed recipes set `grad_reduce_in_fp32`)",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.grad_fp32,
+    },
+    Key {
         name: "pp",
         accepts: whole_in(1, 1000),
         default: "1",

@@ -143,6 +143,8 @@ pub struct Scenario {
     pub sp: Option<bool>,
     /// Tensor-parallel collectives overlapped with the GEMMs.
     pub tp_overlap: bool,
+    /// Gradients accumulated and reduced in FP32.
+    pub grad_fp32: bool,
     /// Pipeline stages.
     pub pp: u32,
     /// Interleaved pipeline: model chunks per pipeline GPU.
@@ -245,6 +247,7 @@ impl Default for Scenario {
             tp: 1,
             sp: None,
             tp_overlap: false,
+            grad_fp32: false,
             pp: 1,
             vpp: 1,
             zero: None,
@@ -352,6 +355,8 @@ pub struct Setup {
     pub sp: bool,
     /// Tensor-parallel collectives overlapped with the GEMMs.
     pub tp_overlap: bool,
+    /// Gradients accumulated and reduced in FP32 (see [`Setup::grad_bytes`]).
+    pub grad_fp32: bool,
     /// Pipeline stages.
     pub pp: u32,
     /// Model chunks per pipeline GPU (interleaved 1F1B).
@@ -427,8 +432,8 @@ impl Setup {
     /// (variable-length data padded per batch): every per-token cost — the GEMMs, the activation
     /// traffic, tensor- and pipeline-parallel messages — runs at the mean padded length, and the
     /// compute at two lengths ([`TwoLengths`], from `fill_rms`) whose weighted average keeps the
-    /// attention's mean square E[L²] as well as the mean; the memory peak stays the full-length
-    /// batch's. `None` when every batch is full length.
+    /// mean square of the length, which the attention goes with, as well as the mean; the memory
+    /// peak stays the full-length batch's. `None` when every batch is full length.
     pub fn padded(&self) -> Option<Setup> {
         match self.workload.arch {
             Arch::Transformer { seq, .. } if self.fill < 1.0 => {
@@ -440,6 +445,18 @@ impl Setup {
                 Some(s)
             }
             _ => None,
+        }
+    }
+
+    /// Bytes per gradient value, accumulated and reduced: FP32 with `grad_fp32` (Megatron-LM's
+    /// `--accumulate-allreduce-grads-in-fp32`, which it forces for bf16: "bfloat16 requires
+    /// gradient accumulation and all-reduce to be done in fp32", `arguments.py`), else the
+    /// training precision's.
+    pub fn grad_bytes(&self) -> f64 {
+        if self.grad_fp32 {
+            4.0
+        } else {
+            self.precision.grad_bytes()
         }
     }
 
@@ -909,6 +926,7 @@ impl Scenario {
             tp,
             sp: self.sp.unwrap_or(tp > 1),
             tp_overlap: self.tp_overlap,
+            grad_fp32: self.grad_fp32,
             pp,
             vpp,
             dp,

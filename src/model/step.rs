@@ -241,7 +241,7 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
     }
     // Data parallel: gradient bytes each GPU holds, synchronised over dp replicas that sit
     // tp·pp ranks apart. Replicas in one node share the node's NICs with the other groups.
-    let grad_bytes = w.params / per_gpu_share * p.grad_bytes();
+    let grad_bytes = w.params / per_gpu_share * s.grad_bytes();
     let mp = tp * pp;
     let dp_per_node = (c.per_node / mp).max(1).min(dp);
     let groups_per_node = f64::from(c.per_node.min(c.gpus)) / f64::from(dp_per_node);
@@ -420,11 +420,11 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
         w.tokens_per_sample(),
     ) {
         (false, Some(fa), Some(seq)) => {
-            let kernel = match s.attn {
+            let cudnn = match s.attn {
                 Attn::Cudnn => gpu.cudnn_attention_speedup.unwrap_or(1.0),
                 _ => 1.0,
             };
-            attn_peak * fa * kernel * flash_rate_at(seq, s.attn == Attn::Flash1)
+            attn_peak * fa * cudnn * flash_rate_at(seq, s.attn == Attn::Flash1)
         }
         _ => attn_peak * gpu.matmul_efficiency * kernel,
     };
@@ -455,7 +455,7 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
 /// Compute time of one micro-batch on one GPU holding 1/(tp·pp) of the model: its samples, and
 /// each GEMM's fixed start-up and tail ([`GEMM_FIXED_S`]) for the layers the GPU holds.
 /// Padded batches of spread lengths ([`Setup::padded`]) average two micro-batches, one of each
-/// of their [`TwoLengths`].
+/// of their [`TwoLengths`](super::scenario::TwoLengths).
 pub fn micro_batch_time(s: &Setup, tp: u32, pp: u32) -> f64 {
     let at = |s: &Setup| {
         sample_time(s, tp, pp) * f64::from(s.micro)
@@ -515,7 +515,7 @@ fn at_zero(s: &Setup, z: u8, (activations, buffers): (f64, f64)) -> Memory {
     };
     Memory {
         weights: params * wbytes / if z >= 3 { dp } else { 1.0 },
-        gradients: params * p.grad_bytes() / if z >= 2 { dp } else { 1.0 },
+        gradients: params * s.grad_bytes() / if z >= 2 { dp } else { 1.0 },
         optimizer: params * obytes / if z >= 1 { dp } else { 1.0 },
         activations,
         buffers: buffers + gathered,

@@ -132,8 +132,7 @@ pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.76;
 
 /// The depth scale of a GEMM's overhead: a GEMM of reduction depth K takes (1 + k0/K) times its
 /// FLOPs at the best-shape rate, plus [`GEMM_FIXED_S`] (each thread block's start-up and tail
-/// weigh more when its loop over K is short). Fitted
-/// on XLA's measured H100 matmul table (tensorflow/tensorflow@9bebee8e
+/// weigh more when its loop over K is short). Fitted on XLA's measured H100 matmul table (tensorflow/tensorflow@9bebee8e
 /// `third_party/xla/xla/service/gpu/model/matmul_interpolator_data.h`, "sm_90", bf16, 27 shapes
 /// with M 4K–16K tokens and N, K 1K–4K: k0 ≈ 130 with a 5 µs fixed time, RMS 1.6 %; e.g.
 /// M = 4096, N = K = 1024 / 2048 / 4096: 49.7 / 73.1 / 79.5 % of peak); A100 GEMMs profiled in
@@ -760,7 +759,7 @@ impl Workload {
 
     /// How much longer a transformer layer's GEMMs take than at the GPU's best-shape rate, from
     /// their reduction depths K: (1 + k0/K) times ([`GEMM_K0`]), averaged over the layer's
-    /// GEMMs ([`FUSED_LAYER_GEMMS`]) weighted by their FLOPs, forward (K = the input width, split
+    /// GEMMs (`FUSED_LAYER_GEMMS`) weighted by their FLOPs, forward (K = the input width, split
     /// by `tp` for the row-parallel attention output and MLP down projection), input gradient
     /// (K = the output width, split by `tp` for the column-parallel QKV and gate/up) and weight
     /// gradient (K = the micro-batch's `tokens`). 1 for a model that is not a transformer.
@@ -785,9 +784,9 @@ impl Workload {
     }
 
     /// GEMM launches in one micro-batch's forward and backward passes: per layer the four
-    /// forward GEMMs of [`FUSED_LAYER_GEMMS`] — four more when full recomputation runs the
-    /// forward again — and eager attention's two batched matmuls, each with an input- and a
-    /// weight-gradient GEMM behind it; and the output layer's three. 0 for a model that is not a
+    /// forward GEMMs of `FUSED_LAYER_GEMMS` and eager attention's two batched matmuls, each
+    /// with an input- and a weight-gradient GEMM behind it (12 and 6), and the four forward GEMMs
+    /// again under full recomputation; and the output layer's three. 0 for a model that is not a
     /// transformer.
     pub fn gemms_per_micro_batch(&self, recompute: Recompute, eager: bool) -> f64 {
         match self.arch {
