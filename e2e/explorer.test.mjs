@@ -225,6 +225,12 @@ test('padded batches: fill shortens the step, a wrong fill_rms is named, and cuD
   await page.locator('[data-testid=fill]').locator('xpath=ancestor::fieldset').screenshot({ path: path.join(shots, 'explorer-fill-1280.png') });
   await set('fill-rms', '0.642');
   await page.waitForFunction(() => !document.querySelector('[data-testid=error]'));
+  // The fields' glossary link says what padding is and what the two keys mean.
+  await page.locator('.controls .term-button', { hasText: 'padding' }).click();
+  const tip = page.locator('.popover:not([hidden])');
+  await tip.waitFor();
+  assert.match(await tip.textContent(), /fill_rms/);
+  await page.keyboard.press('Escape');
   assert.ok(await seconds() > padded, 'spread lengths cost more than all at the mean');
   // cuDNN's attention: offered, refused on an A100 with a reason, accepted on an H100.
   const attn = page.locator('[data-testid=attn]');

@@ -430,6 +430,7 @@ pub fn Controls() -> impl IntoView {
                 value=Signal::derive(move || lab.setup.with(|s| s.micro.to_string())) />
             <KeyField label="Mean padded length" key="fill" testid="fill" />
             <KeyField label="Its root-mean-square" key="fill_rms" testid="fill-rms" />
+            <p class="hint terms">"Batches of shorter sequences: " <Term id="padding">"padding"</Term></p>
             <Choice
                 label="Precision"
                 key="precision"
@@ -479,6 +480,7 @@ pub fn Controls() -> impl IntoView {
                 value=Signal::derive(move || lab.setup.with(|s| s.zero.to_string()))
             />
             <KeyCheck label="ZeRO-1/2: gather the weights during the next forward (Megatron)" key="gather_overlap" testid="gather-overlap" />
+            <KeyCheck label="Reduce the gradients in FP32 (Megatron with bf16)" key="grad_fp32" testid="grad-fp32" />
             <p class="hint terms">"What the stages shard: " <Term id="zero-stages">"ZeRO-1, 2, 3"</Term></p>
             <Choice
                 label="Activation recomputation"
@@ -492,7 +494,7 @@ pub fn Controls() -> impl IntoView {
                 options=auto_options(lab, |s| s.attn.id(), &[
                     ("flash", "FlashAttention-2"),
                     ("flash1", "FlashAttention 1 / Triton"),
-                    ("cudnn", "cuDNN fused (Hopper and newer)"),
+                    ("cudnn", "cuDNN fused (Hopper)"),
                     ("eager", "eager: stores the score matrix"),
                 ])
                 value=key_value(lab, "attn") />
