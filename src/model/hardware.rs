@@ -52,6 +52,16 @@ impl Precision {
         matches!(self, Precision::Fp32 | Precision::Tf32)
     }
 
+    /// Activations relative to the 16-bit ones the activation counts assume: twice in FP32 and
+    /// TF32 (a math mode on FP32 tensors), once otherwise (FP8 keeps 16-bit activations).
+    pub fn activation_scale(self) -> f64 {
+        if self.is_fp32() {
+            2.0
+        } else {
+            1.0
+        }
+    }
+
     /// Bytes of one gradient element as it is all-reduced. Mixed precision keeps fp32 master
     /// weights but communicates gradients in the 16-bit type (Micikevicius et al. 2018, "Mixed
     /// Precision Training"); fp8 training still reduces bf16 gradients (NVIDIA Transformer Engine

@@ -428,7 +428,7 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
         }
         _ => attn_peak * gpu.matmul_efficiency * kernel,
     };
-    let act_scale = if p.is_fp32() { 2.0 } else { 1.0 };
+    let act_scale = p.activation_scale();
     let layer_share = 1.0 / f64::from(pp);
     // The loss runs on the last stage; like the output layer's FLOPs, it is shared over the
     // stages (the model's stages are balanced).
@@ -536,7 +536,7 @@ fn working_memory(s: &Setup) -> (f64, f64) {
     };
     let in_flight = (pp_f * interleave).min(s.micro_batches as f64).max(1.0);
     let acts = activations(s);
-    let act_scale = if s.precision.is_fp32() { 2.0 } else { 1.0 };
+    let act_scale = s.precision.activation_scale();
     let micro = f64::from(s.micro);
     // One micro-batch's stored activations on one stage.
     let stage = w.activation_bytes_per_sample(&acts, 1.0 / pp_f) * act_scale * micro;
