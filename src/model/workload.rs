@@ -117,6 +117,9 @@ pub struct Workload {
     /// Share of a sample's tokens the loss runs over: 1 for language models, 0.15 for BERT,
     /// whose masked-LM loss covers only the masked tokens (Devlin et al. 2019 §3.1).
     pub loss_token_share: f64,
+    /// The output head multiplies by the input embedding table (BERT's masked-LM decoder is tied
+    /// to it), so its V·h weights are counted once, as the lookup table, not as a layer's.
+    pub head_is_lookup_table: bool,
 }
 
 /// Transformer GEMMs (attention and MLP matmuls, counted by [`Workload::hardware_flops_per_sample`])
@@ -295,6 +298,7 @@ pub const PRESETS: [Workload; 7] = [
         default_data_rate: IMAGE_DATA_RATE,
         untied_embeddings: false,
         loss_token_share: 1.0,
+        head_is_lookup_table: false,
     },
     Workload {
         id: "bert-large",
@@ -312,6 +316,7 @@ pub const PRESETS: [Workload; 7] = [
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: true,
         loss_token_share: 0.15,
+        head_is_lookup_table: true,
     },
     Workload {
         id: "gpt2-xl",
@@ -329,6 +334,7 @@ pub const PRESETS: [Workload; 7] = [
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: false,
         loss_token_share: 1.0,
+        head_is_lookup_table: false,
     },
     Workload {
         id: "llama3-8b",
@@ -346,6 +352,7 @@ pub const PRESETS: [Workload; 7] = [
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: true,
         loss_token_share: 1.0,
+        head_is_lookup_table: false,
     },
     Workload {
         id: "llama3-70b",
@@ -363,6 +370,7 @@ pub const PRESETS: [Workload; 7] = [
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: true,
         loss_token_share: 1.0,
+        head_is_lookup_table: false,
     },
     Workload {
         id: "llama3-405b",
@@ -380,6 +388,7 @@ pub const PRESETS: [Workload; 7] = [
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: true,
         loss_token_share: 1.0,
+        head_is_lookup_table: false,
     },
     Workload {
         id: "gpt3-175b",
@@ -397,6 +406,7 @@ pub const PRESETS: [Workload; 7] = [
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: false,
         loss_token_share: 1.0,
+        head_is_lookup_table: false,
     },
 ];
 
@@ -438,6 +448,7 @@ pub fn custom_transformer(layers: u32, hidden: u32, heads: u32, seq: u32, vocab:
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: false,
         loss_token_share: 1.0,
+        head_is_lookup_table: false,
     }
 }
 
@@ -458,6 +469,7 @@ pub fn custom_generic(params: f64, flops_per_sample: f64) -> Workload {
         default_data_rate: TEXT_DATA_RATE,
         untied_embeddings: false,
         loss_token_share: 1.0,
+        head_is_lookup_table: false,
     }
 }
 
@@ -523,8 +535,8 @@ impl Workload {
             Arch::Transformer {
                 hidden, seq, vocab, ..
             } => {
-                // BERT's masked-LM head is already out of the dense count (`lookup_params`).
-                let output = if self.loss_token_share < 1.0 {
+                // A head tied to the lookup table is already out of the dense count.
+                let output = if self.head_is_lookup_table {
                     0.0
                 } else {
                     f64::from(vocab) * f64::from(hidden)
