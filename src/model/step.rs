@@ -509,7 +509,7 @@ fn at_zero(s: &Setup, z: u8, (activations, buffers): (f64, f64)) -> Memory {
         let output = w
             .vocab_and_hidden()
             .map_or(0.0, |(v, h)| v * h / f64::from(s.tp));
-        layer.max(output) * (2.0 * wbytes + p.grad_bytes())
+        layer.max(output) * (2.0 * wbytes + s.grad_bytes())
     } else {
         0.0
     };
