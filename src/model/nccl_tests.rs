@@ -51,6 +51,9 @@ pub struct Run {
     pub hosts: Vec<String>,
     /// Device names in the header.
     pub devices: Vec<String>,
+    /// GPUs each host thread drives (`-g 8` on the command line, or `# nThread 1 nGpus 8` in the
+    /// header), when the run says.
+    pub gpus_per_thread: Option<u32>,
     /// Lines that looked like data but could not be read: (line number, why).
     pub problems: Vec<(usize, String)>,
 }
@@ -188,8 +191,19 @@ pub fn parse(text: &str) -> Run {
                 run.alltoall = op.is_none();
             }
         }
+        // The command line: "./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8".
+        if lower.contains("_perf") {
+            let t: Vec<&str> = line.split_whitespace().collect();
+            if let Some(k) = t.iter().position(|w| *w == "-g" || *w == "--ngpus") {
+                run.gpus_per_thread = t.get(k + 1).and_then(|n| n.parse().ok());
+            }
+        }
         if let Some(h) = line.strip_prefix('#') {
             let t: Vec<&str> = h.split_whitespace().collect();
+            // "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) …"
+            if let Some(k) = t.iter().position(|w| *w == "nGpus") {
+                run.gpus_per_thread = t.get(k + 1).and_then(|n| n.parse().ok());
+            }
             // "#  Rank  0 Group  0 Pid 123 on host1 device  0 [0x1b] NVIDIA H100 80GB HBM3"
             if t.first() == Some(&"Rank") {
                 run.ranks += 1;
@@ -540,5 +554,14 @@ mod tests {
             let run = parse(&text);
             let _ = fit(&run.rows);
         }
+    }
+
+    #[test]
+    fn the_gpus_each_thread_drives_come_from_the_header_or_the_command_line() {
+        let header = parse("# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n");
+        assert_eq!(header.gpus_per_thread, Some(8));
+        let command = parse("$ ./build/all_reduce_perf -b 32k -e 16G -f 2 -g 4 -n 50\n");
+        assert_eq!(command.gpus_per_thread, Some(4));
+        assert_eq!(parse("# nThread 1\n").gpus_per_thread, None);
     }
 }

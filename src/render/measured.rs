@@ -414,15 +414,17 @@ fn findings(
             human_bytes(p.bytes)
         );
         let finding = if k > LATENCY_SLOW {
-            let detail = if nodes > 1 {
-                "Every step of the collective pays the transport's latency: a few µs per hop on RDMA, far more over TCP or a TCP offload. Check that NCCL uses the IB/RoCE transport (not NET/Socket), that the low-latency protocols are not disabled (NCCL_PROTO keeps LL and LL128), and that nothing else keeps the CPU busy; nccl-tests with -G 1 (CUDA graphs) removes the launch overhead."
+            let detail = if let Some(n) = run.gpus_per_thread.filter(|n| *n > 1) {
+                format!("This run drives {n} GPUs from each host thread (nccl-tests -g {n}): every collective starts with that thread launching its kernel on each of them in turn, a floor that training, with one process per GPU, does not pay. Run it with one GPU per process (mpirun -np <GPUs> all_reduce_perf -g 1) to see the collective's own latency.")
+            } else if nodes > 1 {
+                "Every step of the collective pays the transport's latency: a few µs per hop on RDMA, far more over TCP or a TCP offload. Check that NCCL uses the IB/RoCE transport (not NET/Socket), that the low-latency protocols are not disabled (NCCL_PROTO keeps LL and LL128), and that nothing else keeps the CPU busy; nccl-tests with -G 1 (CUDA graphs) removes the launch overhead.".into()
             } else {
-                "Launch overhead and synchronisation dominate small messages. Check CPU power states and frequency scaling, that NCCL_PROTO keeps the low-latency LL protocol, and run nccl-tests with -G 1 (CUDA graphs) to see the collective's own time."
+                "Launch overhead and synchronisation dominate small messages. Check CPU power states and frequency scaling, that NCCL_PROTO keeps the low-latency LL protocol, and run nccl-tests with -G 1 (CUDA graphs) to see the collective's own time.".into()
             };
             Finding {
                 cause: Cause::LatencySlow,
                 headline: format!("Small messages {k:.1}× slower than expected: latency ({at})."),
-                detail: detail.into(),
+                detail,
             }
         } else if k < 1.0 / LATENCY_SLOW {
             Finding {
@@ -1015,6 +1017,19 @@ mod tests {
         let c = causes(&e);
         assert!(c.contains(&Cause::PlateauMatches), "{c:?}");
         assert!(c.contains(&Cause::LatencySlow), "{c:?}");
+        // The run is `all_reduce_perf … -g 8`: one thread launches on all eight GPUs, which is
+        // what its small-message floor says.
+        assert_eq!(run.gpus_per_thread, Some(8));
+        let slow = e
+            .findings
+            .iter()
+            .find(|f| f.cause == Cause::LatencySlow)
+            .unwrap();
+        assert!(
+            slow.detail.contains("-g 8") && slow.detail.contains("one process per GPU"),
+            "{}",
+            slow.detail
+        );
         // 8 MiB → 16 MiB: 109.9 → 106.2 GB/s in the published run.
         let dip = e.findings.iter().find(|f| f.cause == Cause::Dip).unwrap();
         assert!(
