@@ -66,7 +66,7 @@ impl Protocol {
     }
 
     /// Latency charged once per collective, µs: the base latency, and for NVLS its whole cost
-    /// (one step through the switch, `NVLS_SWITCH_LATENCY_US`).
+    /// (one step through the switch, [`NVLS_SWITCH_LATENCY_US`]).
     pub fn launch_latency_us(self, algo: Algo, lib: Library) -> f64 {
         let own = if algo == Algo::Nvls {
             self.hop_latency_us(Algo::Nvls, Link::Switch, lib)
@@ -79,7 +79,7 @@ impl Protocol {
     /// Per-step latency of a link class, µs (NCCL 2.29.7 `tuning.cc` `hwLatencies`). Ring:
     /// NVLink .6/1.9/3.4, PCI 1.0/2.5/5.7, NET 2.7/4.0/14.0; Tree: NVLink .6/1.25/4.0,
     /// PCI 1.0/1.9/4.0, NET 5.0/8.5/14; NVLS (Simple): NET 18, and through the NVSwitch the
-    /// measured `NVLS_SWITCH_LATENCY_US` in place of the tuner's 25. Recursive
+    /// measured [`NVLS_SWITCH_LATENCY_US`] in place of the tuner's 25. Recursive
     /// halving-doubling and the hierarchical algorithm, which NCCL does not have, take the ring's.
     /// RCCL's gfx942 table (`tuning_model_5`, its "NVLINK" row is xGMI): ring .8/.8/2.1, tree
     /// .9/.9/2.3. **Assumption**: its PCI and network rows are NCCL's here; RCCL's own network
