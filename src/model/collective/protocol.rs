@@ -66,7 +66,7 @@ impl Protocol {
     }
 
     /// Latency charged once per collective, µs: the base latency, and for NVLS its whole cost
-    /// (one step through the switch, [`NVLS_SWITCH_LATENCY_US`]).
+    /// (one NVLink step through the switch, 25 µs).
     pub fn launch_latency_us(self, algo: Algo, lib: Library) -> f64 {
         let own = if algo == Algo::Nvls {
             self.hop_latency_us(Algo::Nvls, Link::Switch, lib)
@@ -78,8 +78,7 @@ impl Protocol {
 
     /// Per-step latency of a link class, µs (NCCL 2.29.7 `tuning.cc` `hwLatencies`). Ring:
     /// NVLink .6/1.9/3.4, PCI 1.0/2.5/5.7, NET 2.7/4.0/14.0; Tree: NVLink .6/1.25/4.0,
-    /// PCI 1.0/1.9/4.0, NET 5.0/8.5/14; NVLS (Simple): NET 18, and through the NVSwitch the
-    /// measured [`NVLS_SWITCH_LATENCY_US`] in place of the tuner's 25. Recursive
+    /// PCI 1.0/1.9/4.0, NET 5.0/8.5/14; NVLS (Simple): NVLink 25, NET 18. Recursive
     /// halving-doubling and the hierarchical algorithm, which NCCL does not have, take the ring's.
     /// RCCL's gfx942 table (`tuning_model_5`, its "NVLINK" row is xGMI): ring .8/.8/2.1, tree
     /// .9/.9/2.3. **Assumption**: its PCI and network rows are NCCL's here; RCCL's own network
@@ -98,7 +97,7 @@ impl Protocol {
                 Protocol::hop_latencies_us(a, Link::Network, lib)
             }
             (_, Algo::Nvls, Link::Network) => [18.0; 3],
-            (_, Algo::Nvls, _) => [NVLS_SWITCH_LATENCY_US; 3],
+            (_, Algo::Nvls, _) => [25.0; 3],
             (Library::Rccl, Algo::Tree, Link::NvLink | Link::Switch) => [0.9, 0.9, 2.3],
             (Library::Rccl, _, Link::NvLink | Link::Switch) => [0.8, 0.8, 2.1],
             (_, Algo::Tree, Link::NvLink | Link::Switch) => [0.6, 1.25, 4.0],
@@ -121,12 +120,6 @@ impl Protocol {
         }
     }
 }
-
-/// An NVLS all-reduce's fixed cost inside one NVSwitch domain, µs: flat at 30.8, 31.1 and 31.2 µs
-/// for 64 KiB, 256 KiB and 512 KiB on 8 H200s (Azure ND H200 v5, NCCL 2.20.5, the calibration
-/// rows `ar-h200-nvls-*`; least squares after the bytes at NVLS's rate). NCCL 2.29.7's tuner
-/// charges 25 µs (`hwLatencies`, NVLINK NVLS), under what the runs show.
-pub const NVLS_SWITCH_LATENCY_US: f64 = 30.0;
 
 /// Which share of the link each protocol delivers: NCCL's, or RCCL's for an algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
