@@ -611,3 +611,14 @@ fn fp32_gradient_reduction_doubles_its_bytes() {
         "the gather stays 16-bit"
     );
 }
+
+/// The verdict names what the step waits on by exposed time: Megatron-Core 32B's tensor-parallel
+/// collectives overlap the GEMMs (`tp_overlap=1`), so its 48 nodes wait on the data-parallel
+/// reduce-scatter. Before, the tensor-parallel time as issued (262 ms) was weighed against the
+/// others as exposed, and the verdict blamed tensor parallelism.
+#[test]
+fn the_verdict_weighs_exposed_time() {
+    let r = step("model=custom&layers=48&hidden=7168&heads=56&seq=4096&vocab=131072&gpus=384&gpu=h100&tp=8&micro=1&batch=192&precision=bf16&tp_overlap=1&zero=1&gather_overlap=1&grad_fp32=1");
+    assert!(r.comm_total_ms.tp > 100.0, "{}", r.comm_total_ms.tp);
+    assert_eq!(r.bottleneck.id(), "network", "{}", r.verdict);
+}

@@ -167,6 +167,23 @@ fn data_line(tokens: &[&str]) -> Result<Row, String> {
     })
 }
 
+/// GPUs per thread an nccl-tests command line asks for: `-g N`, `-gN`, `--ngpus N` or
+/// `--ngpus=N` after the `*_perf` binary (a launcher's own `-g` before it does not count).
+fn command_gpus(line: &str) -> Option<u32> {
+    let t: Vec<&str> = line.split_whitespace().collect();
+    let binary = t.iter().position(|w| w.contains("_perf"))?;
+    let args = &t[binary + 1..];
+    args.iter().enumerate().find_map(|(k, w)| {
+        let value = match *w {
+            "-g" | "--ngpus" => args.get(k + 1).copied(),
+            _ => w
+                .strip_prefix("--ngpus=")
+                .or_else(|| w.strip_prefix("-g").filter(|v| !v.is_empty())),
+        }?;
+        value.parse::<u32>().ok().filter(|n| *n > 0)
+    })
+}
+
 /// Parses the text output of an nccl-tests binary. Never panics; lines it cannot read are
 /// listed in [`Run::problems`].
 pub fn parse(text: &str) -> Run {
@@ -191,18 +208,24 @@ pub fn parse(text: &str) -> Run {
                 run.alltoall = op.is_none();
             }
         }
-        // The command line: "./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8".
-        if lower.contains("_perf") {
-            let t: Vec<&str> = line.split_whitespace().collect();
-            if let Some(k) = t.iter().position(|w| *w == "-g" || *w == "--ngpus") {
-                run.gpus_per_thread = t.get(k + 1).and_then(|n| n.parse().ok());
+        // The command line: "./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8" (`-g8`, `--ngpus=8`
+        // too); only the test binary's own options count, and the header's nGpus wins.
+        if run.gpus_per_thread.is_none() {
+            if let Some(n) = command_gpus(line) {
+                run.gpus_per_thread = Some(n);
             }
         }
         if let Some(h) = line.strip_prefix('#') {
             let t: Vec<&str> = h.split_whitespace().collect();
             // "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) …"
-            if let Some(k) = t.iter().position(|w| *w == "nGpus") {
-                run.gpus_per_thread = t.get(k + 1).and_then(|n| n.parse().ok());
+            if let Some(n) = t
+                .iter()
+                .position(|w| *w == "nGpus")
+                .and_then(|k| t.get(k + 1))
+                .and_then(|n| n.parse::<u32>().ok())
+                .filter(|n| *n > 0)
+            {
+                run.gpus_per_thread = Some(n);
             }
             // "#  Rank  0 Group  0 Pid 123 on host1 device  0 [0x1b] NVIDIA H100 80GB HBM3"
             if t.first() == Some(&"Rank") {
@@ -563,5 +586,19 @@ mod tests {
         let command = parse("$ ./build/all_reduce_perf -b 32k -e 16G -f 2 -g 4 -n 50\n");
         assert_eq!(command.gpus_per_thread, Some(4));
         assert_eq!(parse("# nThread 1\n").gpus_per_thread, None);
+        for (line, n) in [
+            ("./all_reduce_perf -b 8 -e 8G -g8", Some(8)),
+            ("./all_reduce_perf -b 8 --ngpus=2", Some(2)),
+            ("mpirun -np 16 ./all_reduce_perf -b 8 -e 8G -g 1", Some(1)),
+            ("srun -g 4 ./all_reduce_perf -b 8", None),
+            ("./all_reduce_perf -b 8 -g $N", None),
+            ("./all_reduce_perf -b 8 -g", None),
+            ("./all_reduce_perf -b 8 -g 0", None),
+        ] {
+            assert_eq!(parse(line).gpus_per_thread, n, "{line}");
+        }
+        // The header wins over a command line that comes after it.
+        let both = parse("# nThread 1 nGpus 8\n./all_reduce_perf -g 2\n");
+        assert_eq!(both.gpus_per_thread, Some(8));
     }
 }

@@ -91,6 +91,8 @@ pub struct CommParts {
     pub dp: f64,
     /// Whether the data-parallel collectives cross nodes.
     pub dp_crosses_nodes: bool,
+    /// The tensor-parallel part left exposed (all of it unless it overlaps the GEMMs).
+    pub tp_exposed: f64,
 }
 
 /// Memory per GPU, bytes.
@@ -337,6 +339,7 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
     } else {
         comm.tp
     };
+    comm.tp_exposed = tp_exposed;
     let comm_exposed = tp_exposed + comm.pp + dp_exposed;
 
     // Serial: the optimizer step over the parameters this GPU updates (sharded by ZeRO ≥ 1),
@@ -805,12 +808,14 @@ fn comm_verdict(
     faster_on: impl Fn(&Cluster) -> f64,
 ) -> Verdict {
     let parts = r.comm;
-    let exposed = r.breakdown.comm_exposed;
+    // What waits, part by part: tensor-parallel and data-parallel time as exposed, not as issued.
+    let tp = parts.tp_exposed;
+    let dp = r.breakdown.comm_exposed - tp - parts.pp;
     let intra2 = Cluster {
         intra_scale: c.intra_scale * 2.0,
         ..*c
     };
-    if parts.tp >= parts.pp && parts.tp >= exposed - parts.tp - parts.pp {
+    if tp >= parts.pp && tp >= dp {
         Verdict::new(
             Bottleneck::TensorParallel,
             format!("{pct:.0} % of the step waits on tensor-parallel collectives inside the node."),

@@ -117,8 +117,8 @@ pub struct Workload {
     /// Share of a sample's tokens the loss runs over: 1 for language models, 0.15 for BERT,
     /// whose masked-LM loss covers only the masked tokens (Devlin et al. 2019 §3.1).
     pub loss_token_share: f64,
-    /// The output head multiplies by the input embedding table (BERT's masked-LM decoder is tied
-    /// to it), so its V·h weights are counted once, as the lookup table, not as a layer's.
+    /// The output head multiplies by the input embedding table (BERT's masked-LM decoder reuses
+    /// its weights), so its V·h weights are counted once, as the lookup table, not as a layer's.
     pub head_is_lookup_table: bool,
 }
 
