@@ -951,6 +951,11 @@ mod tests {
         e.findings.iter().map(|f| f.cause).collect()
     }
 
+    /// The finding of a cause (the test fails when there is none).
+    fn finding(e: &Explained, cause: Cause) -> &Finding {
+        e.findings.iter().find(|f| f.cause == cause).unwrap()
+    }
+
     #[test]
     fn the_header_tells_ranks_hosts_and_gpu() {
         let (run, _) = sample(0);
@@ -981,11 +986,7 @@ mod tests {
         // its TCP-offload transport pays ~124 µs per small message where RDMA pays ~25.
         assert!(c.contains(&Cause::PlateauHigh), "{c:?}");
         assert!(c.contains(&Cause::LatencySlow), "{c:?}");
-        let slow = e
-            .findings
-            .iter()
-            .find(|f| f.cause == Cause::LatencySlow)
-            .unwrap();
+        let slow = finding(&e, Cause::LatencySlow);
         assert!(
             slow.headline.contains("× slower than expected: latency"),
             "{}",
@@ -1020,18 +1021,14 @@ mod tests {
         // The run is `all_reduce_perf … -g 8`: one thread launches on all eight GPUs, which is
         // what its small-message floor says.
         assert_eq!(run.gpus_per_thread, Some(8));
-        let slow = e
-            .findings
-            .iter()
-            .find(|f| f.cause == Cause::LatencySlow)
-            .unwrap();
+        let slow = finding(&e, Cause::LatencySlow);
         assert!(
             slow.detail.contains("-g 8") && slow.detail.contains("one process per GPU"),
             "{}",
             slow.detail
         );
         // 8 MiB → 16 MiB: 109.9 → 106.2 GB/s in the published run.
-        let dip = e.findings.iter().find(|f| f.cause == Cause::Dip).unwrap();
+        let dip = finding(&e, Cause::Dip);
         assert!(
             dip.headline.contains("8 MiB and 16 MiB"),
             "{}",
