@@ -512,7 +512,7 @@ fn padded_batches_are_timed_at_their_mean_length() {
 /// short micro-batch pays more per token. Before, every GEMM ran at one rate whatever its shape.
 #[test]
 fn shallow_gemms_run_below_the_best_shape_rate() {
-    use gpu_scaling_lab::model::workload::{custom_transformer, Recompute};
+    use gpu_scaling_lab::model::workload::{custom_transformer, Activations, Recompute};
     let depth =
         |h: u32, tp: u32| custom_transformer(24, h, 16, 2048, 50257).gemm_depth_factor(tp, 8192.0);
     let (bert_wide, widest) = (depth(1024, 1), depth(16384, 1));
@@ -522,14 +522,16 @@ fn shallow_gemms_run_below_the_best_shape_rate() {
     // Launches: 4 forward GEMMs a layer with their input and weight gradients, 4 more with full
     // recomputation, eager attention's two batched matmuls likewise, and the output layer's 3.
     let bert = custom_transformer(24, 1024, 16, 512, 30522);
-    assert_eq!(
-        bert.gemms_per_micro_batch(Recompute::None, false),
-        12.0 * 24.0 + 3.0
-    );
-    assert_eq!(
-        bert.gemms_per_micro_batch(Recompute::Full, true),
-        22.0 * 24.0 + 3.0
-    );
+    let launches = |recompute, eager| {
+        bert.gemms_per_micro_batch(&Activations {
+            recompute,
+            eager,
+            tp: 1,
+            sp: false,
+        })
+    };
+    assert_eq!(launches(Recompute::None, false), 12.0 * 24.0 + 3.0);
+    assert_eq!(launches(Recompute::Full, true), 22.0 * 24.0 + 3.0);
     // A micro-batch of 2,048 tokens pays them over few tokens: 16 samples of 128 tokens take
     // longer per sample than 256 do, by more than the weight gradients' depth (K = the tokens).
     let per_sample = |micro: u32| {

@@ -180,8 +180,13 @@ fn command_gpus(line: &str) -> Option<u32> {
                 .strip_prefix("--ngpus=")
                 .or_else(|| w.strip_prefix("-g").filter(|v| !v.is_empty())),
         }?;
-        value.parse::<u32>().ok().filter(|n| *n > 0)
+        gpu_count(value)
     })
+}
+
+/// A count of GPUs as a run writes it: a whole number above zero.
+fn gpu_count(word: &str) -> Option<u32> {
+    word.parse::<u32>().ok().filter(|n| *n > 0)
 }
 
 /// Parses the text output of an nccl-tests binary. Never panics; lines it cannot read are
@@ -222,8 +227,7 @@ pub fn parse(text: &str) -> Run {
                 .iter()
                 .position(|w| *w == "nGpus")
                 .and_then(|k| t.get(k + 1))
-                .and_then(|n| n.parse::<u32>().ok())
-                .filter(|n| *n > 0)
+                .and_then(|n| gpu_count(n))
             {
                 run.gpus_per_thread = Some(n);
             }

@@ -462,10 +462,7 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
 pub fn micro_batch_time(s: &Setup, tp: u32, pp: u32) -> f64 {
     let at = |s: &Setup| {
         sample_time(s, tp, pp) * f64::from(s.micro)
-            + GEMM_FIXED_S
-                * s.workload
-                    .gemms_per_micro_batch(s.recompute, s.attn == Attn::Eager)
-                / f64::from(pp)
+            + GEMM_FIXED_S * s.workload.gemms_per_micro_batch(&activations(s)) / f64::from(pp)
     };
     match s.spread {
         Some(l) => {

@@ -800,15 +800,15 @@ impl Workload {
     /// with an input- and a weight-gradient GEMM behind it (12 and 6), and the four forward GEMMs
     /// again under full recomputation; and the output layer's three. 0 for a model that is not a
     /// transformer.
-    pub fn gemms_per_micro_batch(&self, recompute: Recompute, eager: bool) -> f64 {
+    pub fn gemms_per_micro_batch(&self, a: &Activations) -> f64 {
         match self.arch {
             Arch::Transformer { layers, .. } => {
-                let again = if recompute == Recompute::Full {
+                let again = if a.recompute == Recompute::Full {
                     4.0
                 } else {
                     0.0
                 };
-                let scores = if eager { 6.0 } else { 0.0 };
+                let scores = if a.eager { 6.0 } else { 0.0 };
                 (12.0 + again + scores) * f64::from(layers) + 3.0
             }
             Arch::Generic { .. } => 0.0,
