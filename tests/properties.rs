@@ -3,7 +3,7 @@
 
 use gpu_scaling_lab::model::collective::{cost, Algo, Op};
 use gpu_scaling_lab::model::hardware::{FABRICS, GPUS, NETWORKS};
-use gpu_scaling_lab::model::scenario::{Model, Scaling, Scenario};
+use gpu_scaling_lab::model::scenario::{Model, Scaling, Scenario, Techniques};
 use gpu_scaling_lab::model::step::{evaluate, evaluate_on, memory};
 use gpu_scaling_lab::model::workload::PRESETS;
 use proptest::prelude::*;
@@ -41,7 +41,10 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     tp: tp.min(per_node),
                     pp,
                     zero: Some(zero),
-                    overlap,
+                    tech: Techniques {
+                        overlap,
+                        ..Techniques::default()
+                    },
                     micro: Some(micro),
                     scaling: if strong {
                         Scaling::Strong

@@ -274,25 +274,62 @@ pub fn budget_samples(s: &Setup) -> f64 {
         })
 }
 
+/// How the cluster runs: stragglers, failures, checkpoints and price — the same in a scenario and
+/// its setup.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Operations {
+    /// Step-time jitter of one GPU (coefficient of variation).
+    pub jitter: f64,
+    /// Share of GPUs that run slower.
+    pub slow_gpus: f64,
+    /// How much slower they are.
+    pub slow_factor: f64,
+    /// Interruptions per 1,000 GPU-days.
+    pub failure_rate: f64,
+    /// Checkpoint write bandwidth per node, GB/s.
+    pub ckpt_gbs: f64,
+    /// Restart time, minutes.
+    pub restart_min: f64,
+    /// Checkpoint interval, minutes (default: Young's optimum).
+    pub ckpt_interval: Option<f64>,
+    /// Price per GPU-hour.
+    pub price: f64,
+}
+
+impl Default for Operations {
+    fn default() -> Self {
+        Operations {
+            jitter: 0.0,
+            slow_gpus: 0.0,
+            slow_factor: 1.5,
+            failure_rate: LLAMA3_FAILURES_PER_1000_GPU_DAYS,
+            ckpt_gbs: CHECKPOINT_GBS_PER_NODE,
+            restart_min: RESTART_MINUTES,
+            ckpt_interval: None,
+            price: EXAMPLE_PRICE_PER_GPU_HOUR,
+        }
+    }
+}
+
 /// Goodput and time to train of an evaluated step.
 pub fn goodput(s: &Setup, r: &StepResult) -> Goodput {
     let step = r.breakdown.total();
     let straggler = straggler_seconds(
         r.breakdown.compute,
         s.gpus,
-        s.jitter,
-        s.slow_gpus,
-        s.slow_factor,
+        s.ops.jitter,
+        s.ops.slow_gpus,
+        s.ops.slow_factor,
     );
     let state_bytes = r.memory.state();
     let nodes = f64::from(s.nodes());
     let rel = reliability(
         s.gpus,
-        s.failure_rate,
+        s.ops.failure_rate,
         state_bytes * f64::from(s.gpus),
-        s.ckpt_gbs * nodes,
-        s.restart_min,
-        s.ckpt_interval,
+        s.ops.ckpt_gbs * nodes,
+        s.ops.restart_min,
+        s.ops.ckpt_interval,
     );
     let batch = s.batch as f64;
     let b_noise = critical_batch(s);
@@ -313,7 +350,7 @@ pub fn goodput(s: &Setup, r: &StepResult) -> Goodput {
         days: seconds / 86400.0,
         gpu_hours,
         energy_mwh: gpu_hours * s.gpu.tdp_w * NODE_POWER_FACTOR / 1e6,
-        cost: gpu_hours * s.price,
+        cost: gpu_hours * s.ops.price,
     }
 }
 

@@ -648,7 +648,7 @@ pub const KEYS: &[Key] = &[
         doc: "1: tensor-parallel collectives overlap the GEMMs (Transformer Engine userbuffers, `tp_comm_overlap` in Megatron-Core/NeMo)",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.tp_overlap,
+        field: |s| &mut s.tech.tp_overlap,
     },
     Key {
         name: "grad_fp32",
@@ -658,7 +658,7 @@ pub const KEYS: &[Key] = &[
         doc: "1: gradients are accumulated and reduced in FP32 under 16-bit training, twice the data-parallel reduction's bytes and the gradients' memory (Megatron-LM forces it for bf16; NeMo's and Megatron-Bridge's bf16-mixed recipes set `grad_reduce_in_fp32`)",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.grad_fp32,
+        field: |s| &mut s.tech.grad_fp32,
     },
     Key {
         name: "pp",
@@ -712,7 +712,7 @@ pub const KEYS: &[Key] = &[
         doc: "activation recomputation: `selective` recomputes the attention core (Megatron), `ops` every second matmul and the cheap ops between them (torchtitan's op-level policy), `full` each layer's forward",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.recompute,
+        field: |s| &mut s.tech.recompute,
     },
     Key {
         name: "overlap",
@@ -722,7 +722,7 @@ pub const KEYS: &[Key] = &[
         doc: "1: the gradient sync overlaps the backward pass; 0: it runs after it",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.overlap,
+        field: |s| &mut s.tech.overlap,
     },
     Key {
         name: "gather_overlap",
@@ -732,7 +732,7 @@ pub const KEYS: &[Key] = &[
         doc: "ZeRO-1/2 only. 1: the updated weights are all-gathered layer by layer while the next forward pass runs (Megatron-Core's distributed optimizer, `--overlap-param-gather`); 0: after the optimizer step, exposed (DeepSpeed)",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.gather_overlap,
+        field: |s| &mut s.tech.gather_overlap,
     },
     Key {
         name: "scaling",
@@ -752,7 +752,7 @@ pub const KEYS: &[Key] = &[
         doc: "step-time jitter of one GPU (coefficient of variation): the slowest of N sets the step",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.jitter,
+        field: |s| &mut s.ops.jitter,
     },
     Key {
         name: "slow_gpus",
@@ -762,7 +762,7 @@ pub const KEYS: &[Key] = &[
         doc: "share of GPUs that run slower (throttling, a bad node)",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.slow_gpus,
+        field: |s| &mut s.ops.slow_gpus,
     },
     Key {
         name: "slow_factor",
@@ -772,7 +772,7 @@ pub const KEYS: &[Key] = &[
         doc: "how much slower those GPUs are",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.slow_factor,
+        field: |s| &mut s.ops.slow_factor,
     },
     Key {
         name: "failure_rate",
@@ -782,7 +782,7 @@ pub const KEYS: &[Key] = &[
         doc: "job interruptions per GPU",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.failure_rate,
+        field: |s| &mut s.ops.failure_rate,
     },
     Key {
         name: "ckpt_gbs",
@@ -792,7 +792,7 @@ pub const KEYS: &[Key] = &[
         doc: "checkpoint write bandwidth",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.ckpt_gbs,
+        field: |s| &mut s.ops.ckpt_gbs,
     },
     Key {
         name: "restart_min",
@@ -802,7 +802,7 @@ pub const KEYS: &[Key] = &[
         doc: "from a failure to training again",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.restart_min,
+        field: |s| &mut s.ops.restart_min,
     },
     Key {
         name: "ckpt_interval",
@@ -812,7 +812,7 @@ pub const KEYS: &[Key] = &[
         doc: "time between checkpoints",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.ckpt_interval,
+        field: |s| &mut s.ops.ckpt_interval,
     },
     Key {
         name: "tokens",
@@ -852,7 +852,7 @@ pub const KEYS: &[Key] = &[
         doc: "price for the cost of the run",
         applies: Applies::Step,
         always: false,
-        field: |s| &mut s.price,
+        field: |s| &mut s.ops.price,
     },
     Key {
         name: "nic_attach",
@@ -942,7 +942,7 @@ pub const KEYS: &[Key] = &[
         doc: "calibration from a measured run: multiplier on the intra-node bandwidth (`scaling-lab calibrate`)",
         applies: Applies::Both,
         always: false,
-        field: |s| &mut s.calib_intra,
+        field: |s| &mut s.calib.intra,
     },
     Key {
         name: "calib_net",
@@ -952,7 +952,7 @@ pub const KEYS: &[Key] = &[
         doc: "calibration: multiplier on the network bandwidth",
         applies: Applies::Both,
         always: false,
-        field: |s| &mut s.calib_net,
+        field: |s| &mut s.calib.net,
     },
     Key {
         name: "calib_lat",
@@ -962,7 +962,7 @@ pub const KEYS: &[Key] = &[
         doc: "calibration: multiplier on every latency",
         applies: Applies::Both,
         always: false,
-        field: |s| &mut s.calib_lat,
+        field: |s| &mut s.calib.lat,
     },
     Key {
         name: "data_rate",

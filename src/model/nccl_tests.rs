@@ -7,6 +7,7 @@
 //! hosts and devices. A line that looks like data but cannot be read is reported by number.
 
 use super::collective::Op;
+use super::scenario::Calib;
 
 /// Published runs shipped with the app (sources in `tests/data/nccl-tests/README.md`): name, text
 /// and the scenario of the cluster it was measured on.
@@ -384,9 +385,7 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
         }
     }
     sc.op = run.op.unwrap_or(sc.op);
-    sc.calib_intra = 1.0;
-    sc.calib_net = 1.0;
-    sc.calib_lat = 1.0;
+    sc.calib = Calib::default();
     let setup = sc.setup().map_err(|e| e.to_string())?;
     let network = setup.nodes() > 1;
     let sizes: Vec<f64> = rows.iter().map(|r| r.bytes).collect();
@@ -403,11 +402,11 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
         bw = bw.clamp(0.01, 10.0);
         lat = lat.clamp(0.01, 100.0);
         if network {
-            sc.calib_net = bw;
+            sc.calib.net = bw;
         } else {
-            sc.calib_intra = bw;
+            sc.calib.intra = bw;
         }
-        sc.calib_lat = lat;
+        sc.calib.lat = lat;
     }
     let round = |x: f64| (x * 1000.0).round() / 1000.0;
     let key = if network { "calib_net" } else { "calib_intra" };

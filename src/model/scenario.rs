@@ -8,7 +8,7 @@
 //! bad key and reports every problem, so the rest of the page keeps working.
 
 use super::collective::{Algo, Cluster, Op};
-use super::goodput;
+use super::goodput::Operations;
 use super::hardware::{self, Fabric, FabricKind, Gpu, NetKind, Network, Precision};
 pub use super::keys::MAX_GPUS;
 use super::keys::{self, Bytes, Count, KEYS};
@@ -91,6 +91,65 @@ impl Model {
     }
 }
 
+/// What the training framework does, as the user set it: the same in a [`Scenario`] and its
+/// [`Setup`] (no default depends on other keys).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Techniques {
+    /// Activation recomputation.
+    pub recompute: Recompute,
+    /// Gradient sync overlapped with the backward pass.
+    pub overlap: bool,
+    /// ZeRO-1/2: the updated weights are all-gathered layer by layer during the next step's
+    /// forward pass (Megatron-Core's distributed optimizer) instead of after the step.
+    pub gather_overlap: bool,
+    /// Tensor-parallel collectives overlapped with the GEMMs.
+    pub tp_overlap: bool,
+    /// Gradients accumulated and reduced in FP32 (see [`Setup::grad_bytes`]).
+    pub grad_fp32: bool,
+}
+
+impl Default for Techniques {
+    fn default() -> Self {
+        Techniques {
+            recompute: Recompute::None,
+            overlap: true,
+            gather_overlap: false,
+            tp_overlap: false,
+            grad_fp32: false,
+        }
+    }
+}
+
+/// Multipliers fitted on a measured nccl-tests run (1: the fabric as catalogued).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Calib {
+    /// On the intra-node bandwidth.
+    pub intra: f64,
+    /// On the network bandwidth.
+    pub net: f64,
+    /// On every latency.
+    pub lat: f64,
+}
+
+impl Default for Calib {
+    fn default() -> Self {
+        Calib {
+            intra: 1.0,
+            net: 1.0,
+            lat: 1.0,
+        }
+    }
+}
+
+impl Calib {
+    /// Whether any multiplier differs from 1.
+    pub fn is_set(&self) -> bool {
+        [self.intra, self.net, self.lat]
+            .iter()
+            .any(|k| (k - 1.0).abs() > 1e-9)
+    }
+}
+
 /// A parsed scenario: what the user gave, one field per key of [`KEYS`]. Fields whose default
 /// depends on other keys are `Option`s; [`Scenario::setup`] resolves them.
 #[derive(Clone, Debug, PartialEq)]
@@ -141,10 +200,8 @@ pub struct Scenario {
     pub tp: u32,
     /// Sequence parallelism with tensor parallelism.
     pub sp: Option<bool>,
-    /// Tensor-parallel collectives overlapped with the GEMMs.
-    pub tp_overlap: bool,
-    /// Gradients accumulated and reduced in FP32.
-    pub grad_fp32: bool,
+    /// What the training framework does: recomputation and overlaps.
+    pub tech: Techniques,
     /// Pipeline stages.
     pub pp: u32,
     /// Interleaved pipeline: model chunks per pipeline GPU.
@@ -153,12 +210,6 @@ pub struct Scenario {
     pub zero: Option<u8>,
     /// Attention kernel.
     pub attn: Option<Attn>,
-    /// Activation recomputation.
-    pub recompute: Recompute,
-    /// Whether the gradient sync overlaps the backward pass.
-    pub overlap: bool,
-    /// ZeRO-1/2: weights all-gathered during the next forward instead of after the step.
-    pub gather_overlap: bool,
     /// Speedup baseline.
     pub scaling: Scaling,
     /// Input-pipeline samples/s per node.
@@ -167,34 +218,16 @@ pub struct Scenario {
     pub fill: f64,
     /// Root-mean-square padded length, as a share of `seq` (default: `fill`, every batch alike).
     pub fill_rms: Option<f64>,
-    /// Step-time jitter of one GPU (coefficient of variation).
-    pub jitter: f64,
-    /// Share of GPUs that run slower.
-    pub slow_gpus: f64,
-    /// How much slower they are.
-    pub slow_factor: f64,
-    /// Interruptions per 1,000 GPU-days.
-    pub failure_rate: f64,
-    /// Checkpoint write bandwidth per node, GB/s.
-    pub ckpt_gbs: f64,
-    /// Restart time, minutes.
-    pub restart_min: f64,
-    /// Checkpoint interval, minutes (default: Young's optimum).
-    pub ckpt_interval: Option<f64>,
+    /// Stragglers, failures, checkpoints and price.
+    pub ops: Operations,
     /// Data budget, tokens.
     pub tokens: Option<Count>,
     /// Data budget, samples.
     pub samples: Option<Count>,
     /// Critical batch, samples.
     pub batch_noise: Option<Count>,
-    /// Price per GPU-hour.
-    pub price: f64,
-    /// Calibration: multiplier on the intra-node bandwidth.
-    pub calib_intra: f64,
-    /// Calibration: multiplier on the network bandwidth.
-    pub calib_net: f64,
-    /// Calibration: multiplier on every latency.
-    pub calib_lat: f64,
+    /// Multipliers fitted on a measured run.
+    pub calib: Calib,
     /// Where a node's NICs attach.
     pub nic_attach: Attach,
     /// Nodes per leaf group.
@@ -246,33 +279,20 @@ impl Default for Scenario {
             precision: None,
             tp: 1,
             sp: None,
-            tp_overlap: false,
-            grad_fp32: false,
+            tech: Techniques::default(),
             pp: 1,
             vpp: 1,
             zero: None,
             attn: None,
-            recompute: Recompute::None,
-            overlap: true,
-            gather_overlap: false,
             scaling: Scaling::Weak,
             data_rate: None,
             fill: 1.0,
             fill_rms: None,
-            jitter: 0.0,
-            slow_gpus: 0.0,
-            slow_factor: 1.5,
-            failure_rate: goodput::LLAMA3_FAILURES_PER_1000_GPU_DAYS,
-            ckpt_gbs: goodput::CHECKPOINT_GBS_PER_NODE,
-            restart_min: goodput::RESTART_MINUTES,
-            ckpt_interval: None,
+            ops: Operations::default(),
             tokens: None,
             samples: None,
             batch_noise: None,
-            price: goodput::EXAMPLE_PRICE_PER_GPU_HOUR,
-            calib_intra: 1.0,
-            calib_net: 1.0,
-            calib_lat: 1.0,
+            calib: Calib::default(),
             nic_attach: Attach::Rail,
             leaf_nodes: None,
             oversub: 1.0,
@@ -353,10 +373,8 @@ pub struct Setup {
     pub tp: u32,
     /// Sequence parallelism.
     pub sp: bool,
-    /// Tensor-parallel collectives overlapped with the GEMMs.
-    pub tp_overlap: bool,
-    /// Gradients accumulated and reduced in FP32 (see [`Setup::grad_bytes`]).
-    pub grad_fp32: bool,
+    /// What the training framework does (see [`Setup::grad_bytes`] for `grad_fp32`).
+    pub tech: Techniques,
     /// Pipeline stages.
     pub pp: u32,
     /// Model chunks per pipeline GPU (interleaved 1F1B).
@@ -370,13 +388,6 @@ pub struct Setup {
     pub zero: u8,
     /// Attention kernel.
     pub attn: Attn,
-    /// Activation recomputation.
-    pub recompute: Recompute,
-    /// Gradient sync overlapped with the backward pass.
-    pub overlap: bool,
-    /// ZeRO-1/2: the updated weights are all-gathered layer by layer during the next step's
-    /// forward pass (Megatron-Core's distributed optimizer) instead of after the step.
-    pub gather_overlap: bool,
     /// Speedup baseline.
     pub scaling: Scaling,
     /// Micro-batch per GPU, samples.
@@ -395,34 +406,16 @@ pub struct Setup {
     /// Two padded lengths standing for the spread of batch lengths: set by [`Setup::padded`] on
     /// the setup it times (`None` otherwise).
     pub spread: Option<TwoLengths>,
-    /// Step-time jitter of one GPU.
-    pub jitter: f64,
-    /// Share of slow GPUs.
-    pub slow_gpus: f64,
-    /// Their slowdown.
-    pub slow_factor: f64,
-    /// Interruptions per 1,000 GPU-days.
-    pub failure_rate: f64,
-    /// Checkpoint write bandwidth per node, GB/s.
-    pub ckpt_gbs: f64,
-    /// Restart time, minutes.
-    pub restart_min: f64,
-    /// Checkpoint interval, minutes, when given.
-    pub ckpt_interval: Option<f64>,
+    /// Stragglers, failures, checkpoints and price.
+    pub ops: Operations,
     /// Data budget in tokens, when given.
     pub tokens: Option<f64>,
     /// Data budget in samples, when given.
     pub samples: Option<f64>,
     /// Critical batch, when given.
     pub batch_noise: Option<f64>,
-    /// Price per GPU-hour.
-    pub price: f64,
-    /// Calibration multipliers: intra-node bandwidth, network bandwidth, latency.
-    pub calib_intra: f64,
-    /// See `calib_intra`.
-    pub calib_net: f64,
-    /// See `calib_intra`.
-    pub calib_lat: f64,
+    /// Multipliers fitted on a measured run.
+    pub calib: Calib,
     /// The fabric beyond the node.
     pub topo: Topology,
 }
@@ -453,7 +446,7 @@ impl Setup {
     /// gradient accumulation and all-reduce to be done in fp32", `arguments.py`), else the
     /// training precision's.
     pub fn grad_bytes(&self) -> f64 {
-        if self.grad_fp32 {
+        if self.tech.grad_fp32 {
             4.0
         } else {
             self.precision.grad_bytes()
@@ -479,9 +472,9 @@ impl Setup {
             inter: self.inter,
             p2p: self.p2p,
             nics: self.nics,
-            net_scale: self.calib_net,
-            intra_scale: self.calib_intra,
-            lat_scale: self.calib_lat,
+            net_scale: self.calib.net,
+            intra_scale: self.calib.intra,
+            lat_scale: self.calib.lat,
             topo: self.topo,
         }
     }
@@ -780,7 +773,7 @@ impl Scenario {
             ));
         }
         let workload = self.workload()?;
-        if self.recompute == Recompute::Ops && workload.tokens_per_sample().is_none() {
+        if self.tech.recompute == Recompute::Ops && workload.tokens_per_sample().is_none() {
             return Err(ModelError::new(
                 "recompute",
                 format!(
@@ -925,17 +918,13 @@ impl Scenario {
             precision,
             tp,
             sp: self.sp.unwrap_or(tp > 1),
-            tp_overlap: self.tp_overlap,
-            grad_fp32: self.grad_fp32,
+            tech: self.tech,
             pp,
             vpp,
             dp,
             dp_active,
             zero: self.zero.unwrap_or(0),
             attn,
-            recompute: self.recompute,
-            overlap: self.overlap,
-            gather_overlap: self.gather_overlap,
             scaling: self.scaling,
             micro,
             batch,
@@ -944,20 +933,11 @@ impl Scenario {
             fill: self.fill,
             fill_rms: self.fill_rms.unwrap_or(self.fill),
             spread: None,
-            jitter: self.jitter,
-            slow_gpus: self.slow_gpus,
-            slow_factor: self.slow_factor,
-            failure_rate: self.failure_rate,
-            ckpt_gbs: self.ckpt_gbs,
-            restart_min: self.restart_min,
-            ckpt_interval: self.ckpt_interval,
+            ops: self.ops,
             tokens: self.tokens.map(|c| c.0),
             samples: self.samples.map(|c| c.0),
             batch_noise: self.batch_noise.map(|c| c.0),
-            price: self.price,
-            calib_intra: self.calib_intra,
-            calib_net: self.calib_net,
-            calib_lat: self.calib_lat,
+            calib: self.calib,
             topo: Topology {
                 attach: self.nic_attach,
                 leaf_nodes: self.leaf_nodes.unwrap_or(match self.nic_attach {

@@ -161,7 +161,7 @@ pub struct StepResult {
 /// How the setup keeps its activations.
 fn activations(s: &Setup) -> Activations {
     Activations {
-        recompute: s.recompute,
+        recompute: s.tech.recompute,
         eager: s.attn == Attn::Eager,
         tp: s.tp,
         sp: s.sp,
@@ -222,7 +222,7 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
             } else {
                 collective::cost(&tp_cluster, Op::AllReduce, Algo::Auto, bytes)?.time_s
             };
-            let per_layer = if s.recompute == Recompute::Full {
+            let per_layer = if s.tech.recompute == Recompute::Full {
                 6.0
             } else {
                 4.0
@@ -272,7 +272,7 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
         // distributed optimizer, `--overlap-param-gather`: "Overlap parameter all-gather with
         // fprop", Megatron Bridge's argument table).
         let gather = |units: f64| -> Result<(f64, f64), ModelError> {
-            if s.gather_overlap {
+            if s.tech.gather_overlap {
                 let ag = cost(Op::AllGather, weight_bytes / units)? * units;
                 Ok((ag, exposed_after(ag, t_mb - bwd, units)))
             } else {
@@ -322,16 +322,16 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
             }
         };
         comm.dp = total;
-        dp_exposed = if s.overlap { exposed } else { total };
+        dp_exposed = if s.tech.overlap { exposed } else { total };
         // While a collective runs beside compute, the compute slows (OVERLAP_SLOWDOWN).
-        if s.overlap {
+        if s.tech.overlap {
             compute += (total - exposed).max(0.0) * OVERLAP_SLOWDOWN;
         }
     }
     // Tensor-parallel collectives either wait in line (the default) or, with Transformer Engine's
     // userbuffer overlap, run in pieces beside the GEMMs that produce and consume them (one piece
     // per collective), paying the SM contention while they do.
-    let tp_exposed = if s.tp_overlap && comm.tp > 0.0 {
+    let tp_exposed = if s.tech.tp_overlap && comm.tp > 0.0 {
         let pieces = 4.0 * layers_per_stage * mf;
         let exposed = exposed_after(comm.tp, compute, pieces);
         compute += (comm.tp - exposed) * OVERLAP_SLOWDOWN;
@@ -542,7 +542,7 @@ fn working_memory(s: &Setup) -> (f64, f64) {
     let stage = w.activation_bytes_per_sample(&acts, 1.0 / pp_f) * act_scale * micro;
     // Recomputing a layer (fully or by operator) brings back what it did not keep while the
     // layer's backward runs: one layer of one micro-batch (Korthikanti et al. 2022 §5).
-    let working = match s.recompute {
+    let working = match s.tech.recompute {
         Recompute::Full | Recompute::Ops => {
             let one = 1.0 / f64::from(w.layers());
             let whole = Activations {
@@ -884,21 +884,21 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     // Operator-level checkpointing costs less compute than full recomputation: try it first.
     let ops = Recompute::Ops;
     let transformer = base.workload.tokens_per_sample().is_some();
-    if transformer && !matches!(base.recompute, Recompute::Ops | Recompute::Full) {
+    if transformer && !matches!(base.tech.recompute, Recompute::Ops | Recompute::Full) {
         tries.push((
-            with(&|s| s.recompute = ops),
+            with(&|s| s.tech.recompute = ops),
             vec![("recompute", "ops".into())],
         ));
     }
-    if base.recompute != full {
+    if base.tech.recompute != full {
         tries.push((
-            with(&|s| s.recompute = full),
+            with(&|s| s.tech.recompute = full),
             vec![("recompute", "full".into())],
         ));
         tries.push((
             with(&|s| {
                 s.zero = Some(3);
-                s.recompute = full;
+                s.tech.recompute = full;
             }),
             vec![("zero", "3".into()), ("recompute", "full".into())],
         ));
@@ -909,7 +909,7 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
             with(&|s| {
                 s.tp = tp;
                 s.batch = None;
-                s.recompute = full;
+                s.tech.recompute = full;
             }),
             vec![("tp", tp.to_string()), ("recompute", "full".into())],
         ));
@@ -921,7 +921,7 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
             with(&|s| {
                 s.pp = pp;
                 s.batch = None;
-                s.recompute = full;
+                s.tech.recompute = full;
             }),
             vec![("pp", pp.to_string()), ("recompute", "full".into())],
         ));
@@ -939,7 +939,7 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         let s = with(&|s| {
             s.gpus = gpus;
             s.zero = Some(3);
-            s.recompute = full;
+            s.tech.recompute = full;
             s.batch = None;
         });
         if fits(&s) {

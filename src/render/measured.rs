@@ -11,7 +11,7 @@ use super::validation::op_name;
 use crate::model::collective::{self, Link};
 use crate::model::hardware::NetKind;
 use crate::model::nccl_tests::{self, Calibration, Fit, Run};
-use crate::model::scenario::Scenario;
+use crate::model::scenario::{Calib, Scenario};
 use crate::model::units::human_bytes;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -189,17 +189,13 @@ pub fn problems_message(run: &Run) -> Option<String> {
 /// The explorer's scenario without its calibration: what the fabric should give.
 pub fn uncalibrated(sc: &Scenario) -> Scenario {
     let mut base = sc.clone();
-    base.calib_intra = 1.0;
-    base.calib_net = 1.0;
-    base.calib_lat = 1.0;
+    base.calib = Calib::default();
     base
 }
 
 /// Whether a scenario carries a calibration.
 pub fn is_calibrated(sc: &Scenario) -> bool {
-    [sc.calib_intra, sc.calib_net, sc.calib_lat]
-        .iter()
-        .any(|k| (k - 1.0).abs() > 1e-9)
+    sc.calib.is_set()
 }
 
 /// The cluster in words: "16 GPUs on 2 nodes (8 per node), NVLink 4 + NVSwitch (H100),

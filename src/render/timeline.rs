@@ -88,7 +88,13 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
     let pp = sc.pp.max(1) as usize;
     // Stragglers (`jitter`, `slow_gpus`): the slowest of the job's GPUs computes this much
     // longer, and the synchronous gradient sync waits for it (the same figure as the run's).
-    let straggler = straggler_seconds(b.compute, sc.gpus, sc.jitter, sc.slow_gpus, sc.slow_factor);
+    let straggler = straggler_seconds(
+        b.compute,
+        sc.gpus,
+        sc.ops.jitter,
+        sc.ops.slow_gpus,
+        sc.ops.slow_factor,
+    );
     let rows: Vec<String> = if pp > 1 {
         (0..pp)
             .map(|s| {

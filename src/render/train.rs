@@ -119,7 +119,7 @@ pub fn run_data(sc: &Scenario, pts: &[SweepPoint]) -> RunData {
         budget_samples: 0.0,
         tokens_per_sample: None,
         critical_batch: 1.0,
-        price: sc.price,
+        price: sc.ops.price,
     };
     for row in &table.points {
         let Some(r) = pts

@@ -487,7 +487,7 @@ pub fn Controls() -> impl IntoView {
                 key="recompute"
                 testid="recompute"
                 options=Signal::derive(|| opts(&Recompute::ALL, |r| (r.id().to_string(), recompute_label(*r).to_string())))
-                value=Signal::derive(move || sc.with(|s| s.recompute.id().to_string()))
+                value=Signal::derive(move || sc.with(|s| s.tech.recompute.id().to_string()))
             />
             <p class="hint terms">"What is kept and what is computed again: " <Term id="recompute">"recomputation"</Term></p>
             <Choice label="Attention kernel" key="attn" testid="attn"
@@ -503,7 +503,7 @@ pub fn Controls() -> impl IntoView {
                     id="ctl-overlap"
                     type="checkbox"
                     data-testid="overlap"
-                    prop:checked=move || sc.with(|s| s.overlap)
+                    prop:checked=move || sc.with(|s| s.tech.overlap)
                     on:change=move |ev| lab.set("overlap", if event_target_checked(&ev) { "1" } else { "0" })
                 />
                 <label for="ctl-overlap">"Overlap the gradient all-reduce with the backward pass"</label>
