@@ -432,7 +432,7 @@ fn costs(
             let s = ch.step(c, p, tree_depth2);
             time += (s.latency + s.transfer) * s.count;
         }
-        let launched = time + p.launch_latency_us(algo, c.gpu.library) * c.lat_scale * 1e-6;
+        let launched = time + launch_seconds(c, algo, p);
         if best.is_none_or(|(_, b)| b.total_cmp(&launched).is_gt()) {
             best = Some((p, launched));
         }
@@ -454,6 +454,11 @@ fn costs(
     Ok((p, t))
 }
 
+/// The fixed cost of launching `algo` with protocol `p`, calibration included, seconds.
+fn launch_seconds(c: &Cluster, algo: Algo, p: Protocol) -> f64 {
+    p.launch_latency_us(algo, c.gpu.library) * c.lat_scale * 1e-6
+}
+
 /// Adds the launch latency (or, on one GPU, the local copy) and derives the reported figures.
 fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -> CollectiveCost {
     let Totals {
@@ -469,8 +474,9 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
         time = 2.0 * bytes / (c.gpu.mem_bw_gbs * 1e9);
         by_link[0] = time;
     } else {
-        time += p.launch_latency_us(algo, c.gpu.library) * c.lat_scale * 1e-6;
-        latency += p.launch_latency_us(algo, c.gpu.library) * c.lat_scale * 1e-6;
+        let launch = launch_seconds(c, algo, p);
+        time += launch;
+        latency += launch;
     }
     let time = time.max(1e-9);
     let algbw = bytes / time / 1e9;
