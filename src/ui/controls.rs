@@ -29,6 +29,10 @@ pub(crate) fn Choice(
 ) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let id = format!("ctl-{testid}");
+    // Memos: the DOM is touched only when what it shows changes. Every scenario change reruns
+    // the derived signals, and setting a select's value, even to the same one, makes the browser
+    // bring the document's style up to date.
+    let (options, value) = (memo(options), memo(value));
     view! {
         <label for=id.clone()>{label}</label>
         <select
@@ -48,6 +52,11 @@ pub(crate) fn Choice(
     }
 }
 
+/// A signal that notifies only when its value changes.
+fn memo<T: Clone + PartialEq + Send + Sync + 'static>(s: Signal<T>) -> Memo<T> {
+    Memo::new(move |_| s.get())
+}
+
 /// A labelled number field bound to one scenario key; empty means "default".
 #[component]
 fn Number(
@@ -60,6 +69,7 @@ fn Number(
 ) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let id = format!("ctl-{testid}");
+    let value = memo(value);
     view! {
         <label for=id.clone()>{label}</label>
         <input
@@ -118,13 +128,14 @@ fn KeyField(
         .filter(|u| !u.is_empty() && !u.starts_with(':'))
         .map(|u| format!(" ({u})"))
         .unwrap_or_default();
-    let value = move || {
+    let value = Memo::new(move |_| {
         sc.with(|s| s.get(key))
             .map_or(String::new(), |v| match (count, v.parse::<f64>()) {
                 (true, Ok(x)) => compact_count(x),
                 _ => v,
             })
-    };
+    });
+    let placeholder = Memo::new(move |_| placeholder());
     view! {
         <label for=id.clone()>{label}{unit}</label>
         <input
@@ -180,7 +191,7 @@ fn KeyCheck(label: &'static str, key: &'static str, testid: &'static str) -> imp
                 type="checkbox"
                 data-testid=testid
                 title=keys::key(key).map(|k| k.doc).unwrap_or_default()
-                prop:checked=move || lab.scenario.with(|s| s.get(key).as_deref() == Some("1"))
+                prop:checked=Memo::new(move |_| lab.scenario.with(|s| s.get(key).as_deref() == Some("1")))
                 on:change=move |ev| lab.set(key, if event_target_checked(&ev) { "1" } else { "0" })
             />
             <label for=id>{label}</label>
