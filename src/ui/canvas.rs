@@ -13,16 +13,6 @@ use plotters_backend::{
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-/// Label widths measured so far, by font and text: a redraw measures the same tick labels again,
-/// and every measurement sets the context's font, which costs a style update of the document
-/// (in Chromium, each of some 160 per GPU-slider move: 2.5 ms of main-thread time).
-const TEXT_WIDTH_CACHE: usize = 4096;
-
-thread_local! {
-    static TEXT_WIDTHS: std::cell::RefCell<std::collections::HashMap<(String, String), u32>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
-}
-
 /// A failed canvas call, with the browser's message.
 #[derive(Debug)]
 pub struct CanvasError(String);
@@ -332,37 +322,20 @@ impl DrawingBackend for Canvas {
         text: &str,
         style: &S,
     ) -> Result<(u32, u32), DrawingErrorKind<CanvasError>> {
+        // `&self`: set the font for the measurement and put the current one back.
         let font = format!(
             "{} {}px {}",
             style.style().as_str(),
             style.size(),
             style.family().as_str()
         );
-        // The line box of a sans-serif font is about 1.15 em.
-        let height = (style.size() * 1.15).ceil() as u32;
-        let key = (font, text.to_owned());
-        if let Some(width) = TEXT_WIDTHS.with_borrow(|m| m.get(&key).copied()) {
-            return Ok((width, height));
-        }
-        // `&self`: set the font for the measurement and put the current one back. Each font
-        // change makes the browser bring the document's style up to date.
-        let font = &key.0;
-        if self.state.font != *font {
-            self.ctx.set_font(font);
-        }
-        let width = self.ctx.measure_text(text).map_err(failed)?.width().ceil() as u32;
-        if !self.state.font.is_empty() && self.state.font != *font {
+        self.ctx.set_font(&font);
+        let width = self.ctx.measure_text(text).map_err(failed)?.width();
+        if !self.state.font.is_empty() && self.state.font != font {
             self.ctx.set_font(&self.state.font);
         }
-        TEXT_WIDTHS.with_borrow_mut(|m| {
-            // Bounded: tick labels repeat from redraw to redraw; readouts with changing numbers
-            // would otherwise grow the map for as long as the page is open.
-            if m.len() >= TEXT_WIDTH_CACHE {
-                m.clear();
-            }
-            m.insert(key, width);
-        });
-        Ok((width, height))
+        // The line box of a sans-serif font is about 1.15 em.
+        Ok((width.ceil() as u32, (style.size() * 1.15).ceil() as u32))
     }
 
     fn draw_text<S: BackendTextStyle>(
