@@ -181,8 +181,10 @@ pub fn exposed_after(total: f64, window: f64, units: f64) -> f64 {
     (total / k).max(total - (k - 1.0) / k * window)
 }
 
-/// The model of one step, without the speedup (which needs a second evaluation).
-fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
+/// The model of one step, without the speedup (which needs a second evaluation), timed on `s`
+/// with `memory` as its peak (a padded setup is timed at its mean length and peaks at its full
+/// length: [`Setup::padded`]).
+fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, ModelError> {
     let w = &s.workload;
     let p = s.precision;
     let gpu = c.gpu;
@@ -365,7 +367,6 @@ fn step_core(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
     let step = breakdown.total();
     let n = f64::from(c.gpus);
     let throughput = s.batch as f64 / step;
-    let memory = memory(s);
     Ok(StepResult {
         breakdown,
         comm,
@@ -585,10 +586,7 @@ pub fn evaluate_setup(s: &Setup) -> Result<StepResult, ModelError> {
 pub fn evaluate_on(s: &Setup, c: &Cluster) -> Result<StepResult, ModelError> {
     let padded = s.padded();
     let timed = padded.as_ref().unwrap_or(s);
-    let mut r = step_core(timed, c)?;
-    if padded.is_some() {
-        r.memory = memory(s);
-    }
+    let mut r = step_core(timed, c, memory(s))?;
     let t1 = single_gpu_time(timed, &r);
     let n = f64::from(s.gpus);
     r.speedup = match s.scaling {
