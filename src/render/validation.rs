@@ -847,8 +847,10 @@ mod tests {
         );
         assert!(e.title.contains("held-out"));
         // A group with one held-out row says so beside the number.
+        let goodput = expected_error(all(), Group::Goodput).unwrap();
+        assert!(goodput.label.contains("1 row"), "{}", goodput.label);
         let eff = expected_error(all(), Group::Efficiency).unwrap();
-        assert!(eff.label.contains("1 row"), "{}", eff.label);
+        assert!(!eff.label.contains("row"), "{}", eff.label);
     }
 
     #[test]
