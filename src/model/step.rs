@@ -430,7 +430,7 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
             };
             attn_peak * fa * cudnn * flash_rate_at(seq, s.attn == Attn::Flash1)
         }
-        _ => attn_peak * gpu.matmul_efficiency * kernel,
+        _ => attn_peak * gpu.matmul_efficiency * kernel / w.attention_depth_factor(),
     };
     let act_scale = p.activation_scale();
     let layer_share = 1.0 / f64::from(pp);

@@ -129,9 +129,11 @@ pub struct Workload {
 /// [`Workload::gemm_depth_factor`]. Calibrated once, by least squares over Megatron-LM's
 /// weak-scaling table (Narayanan et al. 2021, Table 1: 1.7B–1T GPT models on 32–3072 A100s,
 /// 137–163 TFLOP/s per GPU; `tests/data/calibration.csv`, the `megatron-*` rows, with the
-/// micro-batches, interleaving and fp16 of the paper's reproduction script): 0.72, sum of squared
-/// % errors 85; the same constant serves every transformer and GPU.
-pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.72;
+/// micro-batches, interleaving and fp16 of the paper's reproduction script): 0.74, sum of squared
+/// % errors 36 (0.72 before the loss was charged Megatron's unfused passes,
+/// [`LOSS_TRAFFIC_BYTES_PER_LOGIT`], and eager attention the depth law,
+/// [`Workload::attention_depth_factor`]); the same constant serves every transformer and GPU.
+pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.74;
 
 /// The depth scale of a GEMM's overhead: a GEMM of reduction depth K takes (1 + k0/K) times its
 /// FLOPs at the best-shape rate, plus [`GEMM_FIXED_S`] (each thread block's start-up and tail
@@ -227,6 +229,17 @@ fn ops_kept_bytes_per_token(h: f64, t: f64, sp: bool) -> f64 {
 /// written again by recomputation, read in the backward pass, and the activation gradients written
 /// and read (Korthikanti et al. 2022 count the stored bytes; the pass count is ours).
 const TRAFFIC_PASSES: f64 = 4.0;
+
+/// HBM bytes the loss moves per logit, counted pass by pass on Megatron-LM's default unfused
+/// vocabulary-parallel cross-entropy (NVIDIA/Megatron-LM@f2e5db402c
+/// `megatron/core/tensor_parallel/cross_entropy.py`; `--cross-entropy-loss-fusion` is off by
+/// default): forward, the cast to FP32 (read 2, write 4), the max (read 4), the in-place
+/// subtraction, exponential and division (read 4, write 4 each) and the sum (read 4): 38;
+/// backward, the in-place multiply by the loss gradient (8) and the cast back to 16 bits (read 4,
+/// write 2): 14. PyTorch's `cross_entropy` on FP32 logits (torchtitan) counts 48 the same way
+/// (`log_softmax` reads its input three times); fused kernels (NeMo 2's default) about 40.
+/// **Assumption**: every framework moves the unfused 52.
+pub const LOSS_TRAFFIC_BYTES_PER_LOGIT: f64 = 52.0;
 
 /// What share of the achievable matmul rate a workload's kernels sustain.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -710,34 +723,40 @@ impl Workload {
     }
 
     /// Bytes alive while the loss's backward pass runs, per sample on the last pipeline stage,
-    /// split over tp by a vocabulary-parallel output layer: three FP32 tensors of V per token the
-    /// loss covers. torchtitan computes the loss in FP32 (`cross_entropy(pred.float(), labels)`,
+    /// split over tp by a vocabulary-parallel output layer: FP32 tensors of V per token the loss
+    /// covers. torchtitan computes the loss in FP32 (`cross_entropy(pred.float(), labels)`,
     /// deleting the 16-bit logits first); `log_softmax` keeps its output for the backward pass
     /// (PyTorch `derivatives.yaml`: `_log_softmax_backward_data(grad, result, …)`), and
-    /// `nll_loss`'s backward and then `log_softmax`'s each write a new s·V gradient. With a 128K
+    /// `nll_loss`'s backward and then `log_softmax`'s each write a new s·V gradient: three
+    /// tensors. With tensor parallelism torchtitan's loss is DTensor's `loss_parallel`, whose
+    /// backward (`torch/distributed/tensor/parallel/loss.py`, `_nll_loss_and_log_softmax_backward`)
+    /// returns `(grad_input + torch.exp(x)) * grad_output`: the saved log-softmax, the
+    /// zero-filled gradient, its exponential and their sum alive at once, four. With a 128K
     /// vocabulary this is several layers' worth (Llama 3 8B at 8K tokens: 12.6 GB per sample).
     /// **Assumption**: every framework does so; Megatron's fused vocabulary-parallel loss
     /// computes the softmax and its gradient in place and keeps about a third of this.
     pub fn loss_bytes_per_sample(&self, tp: u32) -> f64 {
+        let tensors = if tp > 1 { 4.0 } else { 3.0 };
+        tensors * 4.0 * self.logits_per_sample(tp)
+    }
+
+    /// Logits per sample on one GPU: V per token the loss covers, split over tp.
+    fn logits_per_sample(&self, tp: u32) -> f64 {
         match self.arch {
             Arch::Transformer { seq, vocab, .. } => {
-                let tokens = f64::from(seq) * self.loss_token_share;
-                3.0 * 4.0 * tokens * f64::from(vocab) / f64::from(tp)
+                f64::from(seq) * self.loss_token_share * f64::from(vocab) / f64::from(tp)
             }
             Arch::Generic { .. } => 0.0,
         }
     }
 
-    /// Bytes the loss moves through HBM per sample on the last pipeline stage: each of the three
-    /// FP32 tensors of [`Workload::loss_bytes_per_sample`] written once and read once (24 bytes
-    /// per logit), the 16-bit logits read by the cast to FP32 and the 16-bit gradient written by
-    /// the cast back (4; the output GEMM's own write and read of them are inside its time):
-    /// 28 bytes per logit, split over tp. **Assumption**: one pass each; PyTorch's `log_softmax`
-    /// reads its input twice (max, then the sum of exponentials), so this is a floor; FP32
-    /// training's logits are counted as 16-bit. A memory-bound cost that a large vocabulary makes
-    /// weigh on a small model (Megatron-Core's 1.7B at 131K: 15 GB per micro-batch).
+    /// Bytes the loss moves through HBM per sample on the last pipeline stage:
+    /// [`LOSS_TRAFFIC_BYTES_PER_LOGIT`] per logit, split over tp (the output GEMM's own write
+    /// and read of the 16-bit logits are inside its time). A memory-bound cost that a large
+    /// vocabulary makes weigh on a small model (Megatron-Core's 1.7B at 131K: 28 GB per
+    /// micro-batch).
     pub fn loss_traffic_bytes_per_sample(&self, tp: u32) -> f64 {
-        self.loss_bytes_per_sample(tp) * (24.0 + 4.0) / 12.0
+        LOSS_TRAFFIC_BYTES_PER_LOGIT * self.logits_per_sample(tp)
     }
 
     /// Bytes of activations one micro-batch sends across a tensor-parallel all-reduce or a
@@ -793,6 +812,24 @@ impl Workload {
             flops += 3.0 * f;
         }
         time / flops
+    }
+
+    /// How much longer eager attention's batched matmuls take than at the best-shape rate, by
+    /// the same depth law ([`GEMM_K0`]): per head the forward's Q·Kᵀ reduces over the head
+    /// dimension d and P·V over the sequence s; the backward's dO·Vᵀ over d, and dV, dQ and dK
+    /// over s. Six GEMMs of equal FLOPs, two of depth d: BERT-large (d = 64, s = 512) runs them
+    /// 1.8× slower than a deep GEMM. **Assumption**: the law holds below the fit's K ≥ 256.
+    /// 1 for a model that is not a transformer.
+    pub fn attention_depth_factor(&self) -> f64 {
+        let Arch::Transformer {
+            hidden, heads, seq, ..
+        } = self.arch
+        else {
+            return 1.0;
+        };
+        let slower = |k: f64| 1.0 + GEMM_K0 / k;
+        let d = f64::from(hidden) / f64::from(heads.max(1));
+        (2.0 * slower(d) + 4.0 * slower(f64::from(seq))) / 6.0
     }
 
     /// GEMM launches in one micro-batch's forward and backward passes: per layer the four
