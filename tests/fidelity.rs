@@ -340,7 +340,10 @@ fn the_loss_buffers_are_fp32_over_the_vocabulary() {
     // With tp, torchtitan's `loss_parallel` backward holds a fourth: the saved log-softmax, the
     // zero-filled gradient, its exponential and their sum.
     let tp8 = gib("model=llama3-8b&gpus=8&tp=8&micro=1&zero=1");
-    assert!((tp8 - per_sample * 4.0 / 3.0 / 8.0).abs() < 1e-6, "{tp8} GiB");
+    assert!(
+        (tp8 - per_sample * 4.0 / 3.0 / 8.0).abs() < 1e-6,
+        "{tp8} GiB"
+    );
 }
 
 /// torchtitan's operator-level checkpointing keeps every other matmul's output, the attention
@@ -648,4 +651,24 @@ fn eager_attention_pays_its_shallow_reductions() {
     // the law's shallow Q·Kᵀ and dO·Vᵀ make it 1.14×.
     let ratio = compute(16) / compute(4);
     assert!(ratio > 1.13, "{ratio}");
+}
+
+/// BERT's masked-LM decoder multiplies by the embedding table on the masked tokens only
+/// (DeepLearningExamples gathers them first: `sequence_output_is_dense`, its default): 6·V·h
+/// FLOPs for each of them. Before, the tied decoder cost nothing.
+#[test]
+fn the_masked_lm_decoder_runs_on_the_masked_tokens() {
+    use gpu_scaling_lab::model::workload::{Activations, Recompute, PRESETS};
+    let bert = PRESETS.iter().find(|w| w.id == "bert-large").unwrap();
+    let a = Activations {
+        tp: 1,
+        sp: false,
+        recompute: Recompute::None,
+        eager: true,
+    };
+    let (s, v, h) = (512.0, 30_522.0, 1024.0);
+    let layers = 6.0 * (bert.params - bert.lookup_params()) * s;
+    let decoder = 6.0 * v * h * s * bert.loss_token_share;
+    assert_eq!(bert.loss_token_share, 0.15);
+    assert!((bert.linear_flops_per_sample(&a) - layers - decoder).abs() < 1.0);
 }

@@ -566,11 +566,20 @@ impl Workload {
 
     /// FLOPs of the dense layers (every GEMM but attention's own) per sample: 6 per parameter
     /// and token (forward 2, backward 4; Kaplan et al. 2020 §2.1) over the parameters that are
-    /// multiplied, plus what recomputation repeats.
+    /// multiplied, plus what recomputation repeats. A head tied to the lookup table multiplies by
+    /// it only where the loss runs: BERT's masked-LM decoder on the masked tokens
+    /// (DeepLearningExamples' `BertPreTrainingHeads` gathers them before the decoder).
     pub fn linear_flops_per_sample(&self, a: &Activations) -> f64 {
         let once = match self.arch {
-            Arch::Transformer { seq, .. } => {
-                6.0 * (self.params - self.lookup_params()).max(0.0) * f64::from(seq)
+            Arch::Transformer {
+                seq, vocab, hidden, ..
+            } => {
+                let head = if self.head_is_lookup_table {
+                    f64::from(vocab) * f64::from(hidden) * self.loss_token_share
+                } else {
+                    0.0
+                };
+                6.0 * ((self.params - self.lookup_params()).max(0.0) + head) * f64::from(seq)
             }
             Arch::Generic {
                 flops_per_sample, ..
