@@ -672,3 +672,31 @@ fn the_masked_lm_decoder_runs_on_the_masked_tokens() {
     assert_eq!(bert.loss_token_share, 0.15);
     assert!((bert.linear_flops_per_sample(&a) - layers - decoder).abs() < 1.0);
 }
+
+/// With sequence parallelism the backward gathers the column-parallel GEMMs' inputs again for
+/// their weight gradients (Megatron keeps only its shard): per layer 4 reduce-scatters and 6
+/// all-gathers, not 4 and 4. Before, the tensor-parallel bytes were the all-reduces' own.
+#[test]
+fn sequence_parallel_backward_gathers_the_inputs_again() {
+    use gpu_scaling_lab::model::collective::{cost, Algo, Op};
+    use gpu_scaling_lab::model::scenario::Scenario;
+    let q = "model=llama3-70b&gpus=8&tp=8&micro=1&batch=1&zero=1&sp=1";
+    let s = Scenario::parse(q).unwrap().setup().unwrap();
+    let bytes = s.workload.boundary_bytes(1, s.precision).unwrap();
+    let c = gpu_scaling_lab::model::collective::Cluster {
+        gpus: 8,
+        per_node: 8,
+        ..s.cluster()
+    };
+    let rs = cost(&c, Op::ReduceScatter, Algo::Auto, bytes)
+        .unwrap()
+        .time_s;
+    let ag = cost(&c, Op::AllGather, Algo::Auto, bytes).unwrap().time_s;
+    let layers = f64::from(s.workload.layers());
+    let expected_ms = (4.0 * rs + 6.0 * ag) * layers * 1e3;
+    let tp_ms = step(q).comm_total_ms.tp;
+    assert!(
+        (tp_ms / expected_ms - 1.0).abs() < 1e-9,
+        "{tp_ms} vs {expected_ms}"
+    );
+}

@@ -207,8 +207,10 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
 
     // Tensor parallel: 4 all-reduces per layer per micro-batch (2 forward, 2 backward), 6 with
     // full recomputation (Narayanan et al. 2021 §3.2); with sequence parallelism each becomes a
-    // reduce-scatter plus an all-gather of the same bytes (Korthikanti et al. 2022 §4.2.2). Not
-    // overlapped in this model.
+    // reduce-scatter plus an all-gather of the same bytes (Korthikanti et al. 2022 §4.2.2), and
+    // the backward gathers the two column-parallel GEMMs' inputs again for their weight
+    // gradients, having kept only its shard (Megatron-LM `tensor_parallel/layers.py`,
+    // `LinearWithGradAccumulationAndAsyncCommunication.backward`): two all-gathers more.
     let layers_per_stage = f64::from(w.layers()) / f64::from(pp);
     let mut comm = CommParts::default();
     if tp > 1 {
@@ -218,18 +220,18 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
                 per_node: tp,
                 ..*c
             };
-            let one = if s.sp {
-                collective::cost(&tp_cluster, Op::ReduceScatter, Algo::Auto, bytes)?.time_s
-                    + collective::cost(&tp_cluster, Op::AllGather, Algo::Auto, bytes)?.time_s
-            } else {
-                collective::cost(&tp_cluster, Op::AllReduce, Algo::Auto, bytes)?.time_s
-            };
             let per_layer = if s.tech.recompute == Recompute::Full {
                 6.0
             } else {
                 4.0
             };
-            comm.tp = one * per_layer * layers_per_stage * mf;
+            let time = |op| collective::cost(&tp_cluster, op, Algo::Auto, bytes).map(|r| r.time_s);
+            let layer = if s.sp {
+                time(Op::ReduceScatter)? * per_layer + time(Op::AllGather)? * (per_layer + 2.0)
+            } else {
+                time(Op::AllReduce)? * per_layer
+            };
+            comm.tp = layer * layers_per_stage * mf;
         }
     }
     // Pipeline: each micro-batch sends its activations forward and its gradients back across each
