@@ -237,6 +237,8 @@ test('padded batches: fill shortens the step, a wrong fill_rms is named, and cuD
   assert.ok((await attn.locator('option').allTextContents()).some((o) => /cuDNN/.test(o)));
   await attn.selectOption('cudnn');
   await page.waitForFunction(() => /Hopper/.test(document.querySelector('[data-testid=error]')?.textContent || ''));
+  // Refused, the select shows what the model runs again, not the refused choice.
+  assert.equal(await attn.inputValue(), 'eager');
   await page.locator('[data-testid=gpu]').selectOption('h100');
   await page.waitForFunction(() => location.hash.includes('gpu=h100') && !document.querySelector('[data-testid=error]'));
   assert.deepEqual(problems.console, []);

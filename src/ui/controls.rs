@@ -38,7 +38,11 @@ pub(crate) fn Choice(
         <select
             id=id
             data-testid=testid
-            on:change=move |ev| lab.set(key, &event_target_value(&ev))
+            on:change=move |ev| {
+                lab.set(key, &event_target_value(&ev));
+                let el = event_target::<web_sys::HtmlSelectElement>(&ev);
+                show_scenario(el.value(), |v| el.set_value(v), value);
+            }
             prop:value=move || value.get()
         >
             // Keyed by value and text: an "auto: …" entry whose text follows the scenario is
@@ -49,6 +53,16 @@ pub(crate) fn Choice(
                 </option>
             </For>
         </select>
+    }
+}
+
+/// After a change: a control whose value the scenario refused shows the scenario's again (the
+/// error says what was refused). The memos below re-set a control only when the scenario
+/// changes its value, so a refused one would otherwise keep showing what the model does not run.
+fn show_scenario(current: String, set: impl FnOnce(&str), value: Memo<String>) {
+    let shown = value.get_untracked();
+    if current != shown {
+        set(&shown);
     }
 }
 
@@ -80,7 +94,11 @@ fn Number(
             data-testid=testid
             placeholder=placeholder
             prop:value=move || value.get()
-            on:change=move |ev| lab.set(key, event_target_value(&ev).trim())
+            on:change=move |ev| {
+                lab.set(key, event_target_value(&ev).trim());
+                let el = event_target::<web_sys::HtmlInputElement>(&ev);
+                show_scenario(el.value(), |v| el.set_value(v), value);
+            }
         />
     }
 }
@@ -149,7 +167,11 @@ fn KeyField(
             placeholder=placeholder
             title=k.map(|k| k.doc).unwrap_or_default()
             prop:value=value
-            on:change=move |ev| lab.set(key, event_target_value(&ev).trim())
+            on:change=move |ev| {
+                lab.set(key, event_target_value(&ev).trim());
+                let el = event_target::<web_sys::HtmlInputElement>(&ev);
+                show_scenario(el.value(), |v| el.set_value(v), value);
+            }
         />
     }
 }
@@ -184,6 +206,7 @@ fn key_value(lab: Lab, key: &'static str) -> Signal<String> {
 fn KeyCheck(label: &'static str, key: &'static str, testid: &'static str) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let id = format!("ctl-{testid}");
+    let checked = Memo::new(move |_| lab.scenario.with(|s| s.get(key).as_deref() == Some("1")));
     view! {
         <div class="check">
             <input
@@ -191,8 +214,15 @@ fn KeyCheck(label: &'static str, key: &'static str, testid: &'static str) -> imp
                 type="checkbox"
                 data-testid=testid
                 title=keys::key(key).map(|k| k.doc).unwrap_or_default()
-                prop:checked=Memo::new(move |_| lab.scenario.with(|s| s.get(key).as_deref() == Some("1")))
-                on:change=move |ev| lab.set(key, if event_target_checked(&ev) { "1" } else { "0" })
+                prop:checked=checked
+                on:change=move |ev| {
+                    lab.set(key, if event_target_checked(&ev) { "1" } else { "0" });
+                    // A rejected change: the box shows the scenario again.
+                    let el = event_target::<web_sys::HtmlInputElement>(&ev);
+                    if el.checked() != checked.get_untracked() {
+                        el.set_checked(checked.get_untracked());
+                    }
+                }
             />
             <label for=id>{label}</label>
         </div>
