@@ -638,7 +638,17 @@ fn eager_attention_pays_its_shallow_reductions() {
     use gpu_scaling_lab::model::workload::{custom_transformer, GEMM_K0};
     let w = custom_transformer(24, 1024, 16, 512, 30_522);
     let by_law = (2.0 * (1.0 + GEMM_K0 / 64.0) + 4.0 * (1.0 + GEMM_K0 / 512.0)) / 6.0;
-    assert!((w.attention_depth_factor() - by_law).abs() < 1e-12);
+    let a = |recompute| gpu_scaling_lab::model::workload::Activations {
+        tp: 1,
+        sp: false,
+        recompute,
+        eager: true,
+    };
+    use gpu_scaling_lab::model::workload::Recompute;
+    assert!((w.attention_depth_factor(&a(Recompute::None)) - by_law).abs() < 1e-12);
+    // Recomputed, the forward's two run again: three of eight reduce over d.
+    let again = (3.0 * (1.0 + GEMM_K0 / 64.0) + 5.0 * (1.0 + GEMM_K0 / 512.0)) / 8.0;
+    assert!((w.attention_depth_factor(&a(Recompute::Full)) - again).abs() < 1e-12);
     assert!(by_law > 1.8);
     let compute = |heads: u32| {
         step(&format!(
@@ -699,4 +709,36 @@ fn sequence_parallel_backward_gathers_the_inputs_again() {
         (tp_ms / expected_ms - 1.0).abs() < 1e-9,
         "{tp_ms} vs {expected_ms}"
     );
+}
+
+/// `untied=1` gives a custom transformer its own input embedding: V·h more parameters (weights,
+/// gradients, optimizer state), looked up, not multiplied, so its FLOPs and the MFU's model
+/// FLOPs stay; presets are as published. Before, custom models were always tied and MFU counted
+/// lookup tables as multiplied (6·P·s over every parameter).
+#[test]
+fn untied_embeddings_add_state_not_flops() {
+    use gpu_scaling_lab::model::scenario::Scenario;
+    let q = "model=custom&layers=24&hidden=2048&heads=16&seq=4096&vocab=131072&gpus=8";
+    let tied = Scenario::parse(q).unwrap().setup().unwrap().workload;
+    let untied = Scenario::parse(&format!("{q}&untied=1"))
+        .unwrap()
+        .setup()
+        .unwrap()
+        .workload;
+    assert_eq!(untied.params - tied.params, 131_072.0 * 2048.0);
+    // Equal but for the learned position table (s·h), which the untied count does not set
+    // apart from the multiplied parameters: 0.5 % here.
+    let ratio = untied.model_flops_per_sample() / tied.model_flops_per_sample();
+    assert!((ratio - 1.0).abs() < 0.01, "{ratio}");
+    // Megatron's count: 72·s·l·h²·(1 + s/6h + V/12lh) per sample, the lookup tables out.
+    let (s, l, h, v) = (4096.0, 24.0, 2048.0, 131_072.0);
+    let megatron = 72.0 * s * l * h * h * (1.0 + s / (6.0 * h) + v / (12.0 * l * h));
+    let ours = tied.model_flops_per_sample();
+    assert!(
+        (ours / megatron - 1.0).abs() < 0.002,
+        "{ours} vs {megatron}"
+    );
+    assert!(step(&format!("{q}&untied=1")).memory_gib_per_gpu > step(q).memory_gib_per_gpu);
+    let preset = Scenario::parse("model=llama3-8b&untied=1").and_then(|s| s.setup());
+    assert_eq!(preset.unwrap_err().key, "untied");
 }

@@ -567,6 +567,16 @@ pub const KEYS: &[Key] = &[
         field: |s| &mut s.vocab,
     },
     Key {
+        name: "untied",
+        accepts: Accepts::OneOf(|| vec!["0", "1"]),
+        default: "0 (tied, as GPT)",
+        unit: "",
+        doc: "model=custom: a separate input embedding (Llama, Megatron-Core's default): V·h more parameters, looked up, not multiplied",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.untied,
+    },
+    Key {
         name: "fill",
         accepts: Accepts::Number { lo: 0.01, hi: 1.0 },
         default: "1",

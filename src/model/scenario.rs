@@ -190,6 +190,8 @@ pub struct Scenario {
     pub seq: Option<u32>,
     /// Vocabulary (overrides the preset's).
     pub vocab: Option<u32>,
+    /// A custom transformer's input embedding and output layer are separate matrices.
+    pub untied: Option<bool>,
     /// Global batch, samples.
     pub batch: Option<u64>,
     /// Micro-batch per GPU, samples.
@@ -274,6 +276,7 @@ impl Default for Scenario {
             heads: None,
             seq: None,
             vocab: None,
+            untied: None,
             batch: None,
             micro: None,
             precision: None,
@@ -639,6 +642,19 @@ impl Scenario {
             .find(|(_, v)| v.is_some())
             .map(|(k, _)| *k);
         match self.model {
+            Model::Preset(w) if self.untied.is_some() => Err(ModelError::new(
+                "untied",
+                format!(
+                    "untied describes a model=custom transformer; model={} is as published",
+                    w.id
+                ),
+            )),
+            Model::Custom if self.untied.is_some() && self.params.is_some() => {
+                Err(ModelError::new(
+                    "untied",
+                    "untied describes a transformer by its shape, not by params",
+                ))
+            }
             Model::Preset(w) => {
                 for (k, v) in [("params", self.params), ("flops", self.flops)] {
                     if v.is_some() {
@@ -697,13 +713,22 @@ impl Scenario {
                     if self.flops.is_some() {
                         return Err(ModelError::new("flops", "flops needs params"));
                     }
-                    Ok(workload::custom_transformer(
+                    let mut w = workload::custom_transformer(
                         self.layers.unwrap_or(32),
                         self.hidden.unwrap_or(4096),
                         self.heads.unwrap_or(32),
                         self.seq.unwrap_or(2048),
                         self.vocab.unwrap_or(50257),
-                    ))
+                    );
+                    if self.untied == Some(true) {
+                        // The input embedding becomes its own V·h table, looked up, not
+                        // multiplied ([`Workload::lookup_params`]).
+                        if let Some((vocab, hidden)) = w.vocab_and_hidden() {
+                            w.params += vocab * hidden;
+                        }
+                        w.untied_embeddings = true;
+                    }
+                    Ok(w)
                 }
             },
         }

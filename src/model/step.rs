@@ -334,7 +334,8 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
     }
     // Tensor-parallel collectives either wait in line (the default) or, with Transformer Engine's
     // userbuffer overlap, run in pieces beside the GEMMs that produce and consume them (one piece
-    // per collective), paying the SM contention while they do.
+    // per GEMM of the layer's four forward and their backward, whatever the collectives the
+    // pieces hold), paying the SM contention while they do.
     let tp_exposed = if s.tech.tp_overlap && comm.tp > 0.0 {
         let pieces = 4.0 * layers_per_stage * mf;
         let exposed = exposed_after(comm.tp, compute, pieces);
@@ -432,7 +433,7 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
             };
             attn_peak * fa * cudnn * flash_rate_at(seq, s.attn == Attn::Flash1)
         }
-        _ => attn_peak * gpu.matmul_efficiency * kernel / w.attention_depth_factor(),
+        _ => attn_peak * gpu.matmul_efficiency * kernel / w.attention_depth_factor(&acts),
     };
     let act_scale = p.activation_scale();
     let layer_share = 1.0 / f64::from(pp);

@@ -85,6 +85,16 @@ pub struct Activations {
 }
 
 impl Activations {
+    /// Whether the backward pass runs the attention core's forward again: under full
+    /// recomputation, and for eager attention under selective or op-level recomputation too.
+    pub fn attention_recomputed(&self) -> bool {
+        match self.recompute {
+            Recompute::None => false,
+            Recompute::Selective | Recompute::Ops => self.eager,
+            Recompute::Full => true,
+        }
+    }
+
     /// Whether the s×s attention scores are kept for the backward pass.
     pub fn stores_scores(&self) -> bool {
         self.eager && self.recompute == Recompute::None
@@ -110,9 +120,10 @@ pub struct Workload {
     /// Samples per second one node's input pipeline delivers when the scenario gives none.
     pub default_data_rate: f64,
     /// The input embedding is a table of its own, looked up rather than multiplied (Llama's
-    /// untied embeddings; BERT, whose output head runs on the masked 15 % of tokens only): its
-    /// V·h parameters cost no GEMM FLOPs. Tied embeddings (GPT-2, GPT-3, Megatron's GPT) serve
-    /// as the output projection and do.
+    /// untied embeddings; BERT, whose tied output head multiplies by it on the masked 15 % of
+    /// tokens only, [`Workload::head_is_lookup_table`]): its V·h parameters cost no GEMM FLOPs
+    /// as a table. Tied embeddings (GPT-2, GPT-3, Megatron's GPT) serve as the output
+    /// projection and do.
     pub untied_embeddings: bool,
     /// Share of a sample's tokens the loss runs over: 1 for language models, 0.15 for BERT,
     /// whose masked-LM loss covers only the masked tokens (Devlin et al. 2019 §3.1).
@@ -130,7 +141,7 @@ pub struct Workload {
 /// weak-scaling table (Narayanan et al. 2021, Table 1: 1.7B–1T GPT models on 32–3072 A100s,
 /// 137–163 TFLOP/s per GPU; `tests/data/calibration.csv`, the `megatron-*` rows, with the
 /// micro-batches, interleaving and fp16 of the paper's reproduction script): 0.74, sum of squared
-/// % errors 36 (0.72 before the loss was charged Megatron's unfused passes,
+/// % errors 33 (0.72 before the loss was charged Megatron's unfused passes,
 /// [`LOSS_TRAFFIC_BYTES_PER_LOGIT`], and eager attention the depth law,
 /// [`Workload::attention_depth_factor`]); the same constant serves every transformer and GPU.
 pub const TRANSFORMER_KERNEL_EFFICIENCY: f64 = 0.74;
@@ -495,8 +506,10 @@ impl Workload {
         }
     }
 
-    /// Model FLOPs per training sample, without recomputation: 6·P·s plus attention 12·l·h·s²
-    /// (PaLM, Chowdhery et al. 2022, appendix B — the MFU convention).
+    /// Model FLOPs per training sample, without recomputation: 6 per multiplied parameter and
+    /// token (the lookup tables excluded, as Megatron-LM's `num_floating_point_operations` and
+    /// torchtitan's `get_nparams_and_flops` count) plus attention 12·l·h·s² (PaLM, Chowdhery et
+    /// al. 2022, appendix B — the MFU convention).
     pub fn model_flops_per_sample(&self) -> f64 {
         match self.arch {
             Arch::Transformer {
@@ -506,7 +519,30 @@ impl Workload {
                 ..
             } => {
                 let s = f64::from(seq);
-                6.0 * self.params * s + 12.0 * f64::from(layers) * f64::from(hidden) * s * s
+                self.dense_flops_once() + 12.0 * f64::from(layers) * f64::from(hidden) * s * s
+            }
+            Arch::Generic {
+                flops_per_sample, ..
+            } => flops_per_sample,
+        }
+    }
+
+    /// Dense FLOPs per sample without recomputation: 6 per parameter and token (forward 2,
+    /// backward 4; Kaplan et al. 2020 §2.1) over the parameters that are multiplied. A head tied
+    /// to the lookup table multiplies by it only where the loss runs: BERT's masked-LM decoder on
+    /// the masked tokens (DeepLearningExamples gathers them first: `sequence_output_is_dense`,
+    /// its default).
+    fn dense_flops_once(&self) -> f64 {
+        match self.arch {
+            Arch::Transformer {
+                seq, vocab, hidden, ..
+            } => {
+                let head = if self.head_is_lookup_table {
+                    f64::from(vocab) * f64::from(hidden) * self.loss_token_share
+                } else {
+                    0.0
+                };
+                6.0 * ((self.params - self.lookup_params()).max(0.0) + head) * f64::from(seq)
             }
             Arch::Generic {
                 flops_per_sample, ..
@@ -564,28 +600,11 @@ impl Workload {
         }
     }
 
-    /// FLOPs of the dense layers (every GEMM but attention's own) per sample: 6 per parameter
-    /// and token (forward 2, backward 4; Kaplan et al. 2020 §2.1) over the parameters that are
-    /// multiplied, plus what recomputation repeats. A head tied to the lookup table multiplies by
-    /// it only where the loss runs: BERT's masked-LM decoder on the masked tokens
-    /// (DeepLearningExamples' `BertPreTrainingHeads` gathers them before the decoder).
+    /// FLOPs of the dense layers (every GEMM but attention's own) per sample: the model's
+    /// (6 per multiplied parameter and token, as in [`Workload::model_flops_per_sample`]) plus
+    /// what recomputation repeats.
     pub fn linear_flops_per_sample(&self, a: &Activations) -> f64 {
-        let once = match self.arch {
-            Arch::Transformer {
-                seq, vocab, hidden, ..
-            } => {
-                let head = if self.head_is_lookup_table {
-                    f64::from(vocab) * f64::from(hidden) * self.loss_token_share
-                } else {
-                    0.0
-                };
-                6.0 * ((self.params - self.lookup_params()).max(0.0) + head) * f64::from(seq)
-            }
-            Arch::Generic {
-                flops_per_sample, ..
-            } => flops_per_sample,
-        };
-        once + self.recomputed_dense_flops(a.recompute)
+        self.dense_flops_once() + self.recomputed_dense_flops(a.recompute)
     }
 
     /// FLOPs of the attention core (QKᵀ and the weighted sum) per sample as a kernel executes
@@ -631,18 +650,15 @@ impl Workload {
     /// FlashAttention already recomputes its scores inside its backward kernel, so selective
     /// adds nothing to it.
     pub fn hardware_flops_per_sample(&self, a: &Activations) -> f64 {
-        let core_again = match a.recompute {
-            Recompute::None => false,
-            Recompute::Selective | Recompute::Ops => a.eager,
-            Recompute::Full => true,
-        };
         let core = match self.arch {
             Arch::Transformer {
                 layers,
                 hidden,
                 seq,
                 ..
-            } if core_again => 4.0 * f64::from(layers) * f64::from(hidden) * f64::from(seq).powi(2),
+            } if a.attention_recomputed() => {
+                4.0 * f64::from(layers) * f64::from(hidden) * f64::from(seq).powi(2)
+            }
             _ => 0.0,
         };
         self.model_flops_per_sample() + self.recomputed_dense_flops(a.recompute) + core
@@ -826,10 +842,11 @@ impl Workload {
     /// How much longer eager attention's batched matmuls take than at the best-shape rate, by
     /// the same depth law ([`GEMM_K0`]): per head the forward's Q·Kᵀ reduces over the head
     /// dimension d and P·V over the sequence s; the backward's dO·Vᵀ over d, and dV, dQ and dK
-    /// over s. Six GEMMs of equal FLOPs, two of depth d: BERT-large (d = 64, s = 512) runs them
-    /// 1.8× slower than a deep GEMM. **Assumption**: the law holds below the fit's K ≥ 256.
-    /// 1 for a model that is not a transformer.
-    pub fn attention_depth_factor(&self) -> f64 {
+    /// over s. Six GEMMs of equal FLOPs, two of depth d (three of eight when the forward is
+    /// recomputed): BERT-large (d = 64, s = 512) runs them 1.8× slower than a deep GEMM.
+    /// **Assumption**: the law holds below the fit's K ≥ 256. 1 for a model that is not a
+    /// transformer.
+    pub fn attention_depth_factor(&self, a: &Activations) -> f64 {
         let Arch::Transformer {
             hidden, heads, seq, ..
         } = self.arch
@@ -838,7 +855,8 @@ impl Workload {
         };
         let slower = |k: f64| 1.0 + GEMM_K0 / k;
         let d = f64::from(hidden) / f64::from(heads.max(1));
-        (2.0 * slower(d) + 4.0 * slower(f64::from(seq))) / 6.0
+        let again = if a.attention_recomputed() { 1.0 } else { 0.0 };
+        ((2.0 + again) * slower(d) + (4.0 + again) * slower(f64::from(seq))) / (6.0 + 2.0 * again)
     }
 
     /// GEMM launches in one micro-batch's forward and backward passes: per layer the four
