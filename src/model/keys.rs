@@ -571,7 +571,7 @@ pub const KEYS: &[Key] = &[
         accepts: Accepts::OneOf(|| vec!["0", "1"]),
         default: "0 (tied, as GPT)",
         unit: "",
-        doc: "model=custom: a separate input embedding (Llama, Megatron-Core's default): V·h more parameters, looked up, not multiplied",
+        doc: "model=custom: a separate input embedding (Llama; Megatron's --untie-embeddings-and-output-weights): V·h more parameters, looked up, not multiplied",
         applies: Applies::Step,
         always: false,
         field: |s| &mut s.untied,
