@@ -244,3 +244,21 @@ test('padded batches: fill shortens the step, a wrong fill_rms is named, and cuD
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+test('a custom transformer can untie its embeddings: more memory, the same FLOPs', async () => {
+  const { page, context, problems } = await openPage(env, 'gpus=8&model=custom&layers=24&hidden=2048&heads=16&seq=4096&vocab=131072');
+  const box = page.locator('[data-testid=untied]');
+  await box.waitFor();
+  const memory = async () => Number((await text(page, 'memory')).match(/([\d.]+)\s*GiB/)[1]);
+  const tied = await memory();
+  await box.check();
+  await page.waitForFunction(() => location.hash.includes('untied=1'));
+  await page.waitForFunction((before) => {
+    const m = document.querySelector('[data-testid=memory]').textContent.match(/([\d.]+)\s*GiB/);
+    return m && Number(m[1]) > before;
+  }, tied);
+  assert.ok(await memory() > tied);
+  await page.locator('[data-testid=untied]').locator('xpath=ancestor::fieldset').screenshot({ path: path.join(shots, 'explorer-untied-1280.png') });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

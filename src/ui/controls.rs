@@ -462,6 +462,7 @@ pub fn Controls() -> impl IntoView {
                     <Number label="Sequence length" key="seq" testid="seq"
                         value=Signal::derive(move || sc.with(|s| s.seq.map(|v| v.to_string()).unwrap_or_default()))
                         placeholder="2048" />
+                    <KeyCheck label="Untied input embedding (Llama)" key="untied" testid="untied" />
                 </div>
             </Show>
             <Number label="Global batch (samples)" key="batch" testid="batch"
