@@ -333,9 +333,9 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
         }
     }
     // Tensor-parallel collectives either wait in line (the default) or, with Transformer Engine's
-    // userbuffer overlap, run in pieces beside the GEMMs that produce and consume them (one piece
-    // per GEMM of the layer's four forward and their backward, whatever the collectives the
-    // pieces hold), paying the SM contention while they do.
+    // userbuffer overlap, run in pieces beside the GEMMs that produce and consume them (four
+    // pieces a layer, one beside each tensor-parallel GEMM, however many collectives each
+    // carries), paying the SM contention while they do.
     let tp_exposed = if s.tech.tp_overlap && comm.tp > 0.0 {
         let pieces = 4.0 * layers_per_stage * mf;
         let exposed = exposed_after(comm.tp, compute, pieces);
