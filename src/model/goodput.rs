@@ -311,16 +311,18 @@ impl Default for Operations {
     }
 }
 
+impl Operations {
+    /// [`straggler_seconds`] of a step computing `compute` seconds on `gpus` GPUs, with this
+    /// jitter and these slow GPUs.
+    pub fn straggler_seconds(&self, compute: f64, gpus: u32) -> f64 {
+        straggler_seconds(compute, gpus, self.jitter, self.slow_gpus, self.slow_factor)
+    }
+}
+
 /// Goodput and time to train of an evaluated step.
 pub fn goodput(s: &Setup, r: &StepResult) -> Goodput {
     let step = r.breakdown.total();
-    let straggler = straggler_seconds(
-        r.breakdown.compute,
-        s.gpus,
-        s.ops.jitter,
-        s.ops.slow_gpus,
-        s.ops.slow_factor,
-    );
+    let straggler = s.ops.straggler_seconds(r.breakdown.compute, s.gpus);
     let state_bytes = r.memory.state();
     let nodes = f64::from(s.nodes());
     let rel = reliability(

@@ -1,7 +1,6 @@
 //! The step timeline (Gantt): per GPU row, when it computes, communicates, waits for data, sits
 //! in the pipeline bubble or runs the optimizer — from the step model's breakdown.
 
-use crate::model::goodput::straggler_seconds;
 use crate::model::scenario::Scenario;
 use crate::model::step::StepResult;
 
@@ -88,13 +87,7 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
     let pp = sc.pp.max(1) as usize;
     // Stragglers (`jitter`, `slow_gpus`): the slowest of the job's GPUs computes this much
     // longer, and the synchronous gradient sync waits for it (the same figure as the run's).
-    let straggler = straggler_seconds(
-        b.compute,
-        sc.gpus,
-        sc.ops.jitter,
-        sc.ops.slow_gpus,
-        sc.ops.slow_factor,
-    );
+    let straggler = sc.ops.straggler_seconds(b.compute, sc.gpus);
     let rows: Vec<String> = if pp > 1 {
         (0..pp)
             .map(|s| {
@@ -188,6 +181,7 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::goodput::straggler_seconds;
     use crate::model::step::evaluate;
 
     #[test]
