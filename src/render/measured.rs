@@ -193,11 +193,6 @@ pub fn uncalibrated(sc: &Scenario) -> Scenario {
     base
 }
 
-/// Whether a scenario carries a calibration.
-pub fn is_calibrated(sc: &Scenario) -> bool {
-    sc.calib.is_set()
-}
-
 /// The cluster in words: "16 GPUs on 2 nodes (8 per node), NVLink 4 + NVSwitch (H100),
 /// 200 GbE RoCE, 8 NICs per node".
 fn cluster_words(sc: &Scenario) -> String {
@@ -252,7 +247,7 @@ pub fn explain(run: &Run, explorer: &Scenario) -> Result<Explained, String> {
     )?;
     let base = uncalibrated(explorer);
     let model = nccl_tests::compare(run, &base)?;
-    let calibrated = if is_calibrated(explorer) {
+    let calibrated = if explorer.calib.is_set() {
         Some(nccl_tests::compare(run, explorer)?)
     } else {
         None
@@ -1128,7 +1123,7 @@ mod tests {
         for (k, v) in e.calibration_keys() {
             calibrated.set(k, &v).unwrap();
         }
-        assert!(is_calibrated(&calibrated));
+        assert!(calibrated.calib.is_set());
         let again = explain(&run, &calibrated).unwrap();
         assert!(again
             .legend(true)

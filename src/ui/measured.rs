@@ -12,7 +12,7 @@ use crate::model::hardware::{FABRICS, GPUS, NETWORKS};
 use crate::model::keys::PER_NODE_STEPS;
 use crate::model::nccl_tests::{self, Run, SAMPLES};
 use crate::render::measured::{
-    draw_measured, explain, header_keys, inferred, is_calibrated, problems_message, Explained,
+    draw_measured, explain, header_keys, inferred, problems_message, Explained,
 };
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -150,7 +150,7 @@ fn Explanation(explained: Memo<Option<Result<Explained, String>>>) -> impl IntoV
                     .all(|(key, v)| s.get(key).unwrap_or_else(|| "1".into()) == *v)
             })
     };
-    let calibrated = move || lab.scenario.with(is_calibrated);
+    let calibrated = move || lab.scenario.with(|s| s.calib.is_set());
     let table_open = RwSignal::new(false);
     view! {
         <div class="explain-result" hidden=move || !ok()>
