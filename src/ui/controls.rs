@@ -41,7 +41,7 @@ pub(crate) fn Choice(
             on:change=move |ev| {
                 lab.set(key, &event_target_value(&ev));
                 let el = event_target::<web_sys::HtmlSelectElement>(&ev);
-                show_scenario(el.value(), |v| el.set_value(v), value);
+                show_scenario(el.value(), |v| el.set_value(&v), value);
             }
             prop:value=move || value.get()
         >
@@ -59,10 +59,14 @@ pub(crate) fn Choice(
 /// After a change: a control whose value the scenario refused shows the scenario's again (the
 /// error says what was refused). The memos below re-set a control only when the scenario
 /// changes its value, so a refused one would otherwise keep showing what the model does not run.
-fn show_scenario(current: String, set: impl FnOnce(&str), value: Memo<String>) {
+fn show_scenario<T: Clone + PartialEq + Send + Sync + 'static>(
+    current: T,
+    set: impl FnOnce(T),
+    value: Memo<T>,
+) {
     let shown = value.get_untracked();
     if current != shown {
-        set(&shown);
+        set(shown);
     }
 }
 
@@ -97,7 +101,7 @@ fn Number(
             on:change=move |ev| {
                 lab.set(key, event_target_value(&ev).trim());
                 let el = event_target::<web_sys::HtmlInputElement>(&ev);
-                show_scenario(el.value(), |v| el.set_value(v), value);
+                show_scenario(el.value(), |v| el.set_value(&v), value);
             }
         />
     }
@@ -170,7 +174,7 @@ fn KeyField(
             on:change=move |ev| {
                 lab.set(key, event_target_value(&ev).trim());
                 let el = event_target::<web_sys::HtmlInputElement>(&ev);
-                show_scenario(el.value(), |v| el.set_value(v), value);
+                show_scenario(el.value(), |v| el.set_value(&v), value);
             }
         />
     }
@@ -217,11 +221,8 @@ fn KeyCheck(label: &'static str, key: &'static str, testid: &'static str) -> imp
                 prop:checked=checked
                 on:change=move |ev| {
                     lab.set(key, if event_target_checked(&ev) { "1" } else { "0" });
-                    // A rejected change: the box shows the scenario again.
                     let el = event_target::<web_sys::HtmlInputElement>(&ev);
-                    if el.checked() != checked.get_untracked() {
-                        el.set_checked(checked.get_untracked());
-                    }
+                    show_scenario(el.checked(), |v| el.set_checked(v), checked);
                 }
             />
             <label for=id>{label}</label>
