@@ -541,16 +541,7 @@ pub fn Controls() -> impl IntoView {
                     ("eager", "eager: stores the score matrix"),
                 ])
                 value=key_value(lab, "attn") />
-            <div class="check">
-                <input
-                    id="ctl-overlap"
-                    type="checkbox"
-                    data-testid="overlap"
-                    prop:checked=move || sc.with(|s| s.tech.overlap)
-                    on:change=move |ev| lab.set("overlap", if event_target_checked(&ev) { "1" } else { "0" })
-                />
-                <label for="ctl-overlap">"Overlap the gradient all-reduce with the backward pass"</label>
-            </div>
+            <KeyCheck label="Overlap the gradient all-reduce with the backward pass" key="overlap" testid="overlap" />
             <Choice
                 label="Speedup measured as"
                 key="scaling"
