@@ -5,6 +5,7 @@ use crate::model::nccl_tests;
 use crate::model::report::{CollectiveReport, StepReport, SweepTable};
 use crate::model::scenario::Scenario;
 use crate::model::sweep;
+use crate::render::measured::header_keys;
 use crate::validation;
 
 /// Usage text, with the key lists from the key table.
@@ -199,18 +200,14 @@ fn run_file_command(cmd: &str, args: &[&str]) -> Result<String, String> {
         return Err(format!("no nccl-tests table rows found in {path}{why}"));
     }
     let mut sc = parse(q)?;
-    // What the header says, where the scenario does not.
-    if !q.contains("gpu=") {
-        if let Some(id) = run.gpu_id() {
-            sc.set("gpu", id).map_err(|e| e.to_string())?;
-        }
-    }
-    if !q.contains("gpus=") && run.ranks > 0 {
-        sc.set("gpus", &run.ranks.to_string())
-            .map_err(|e| e.to_string())?;
-        if let Some(pn) = run.per_node() {
-            sc.set("per_node", &pn.to_string())
-                .map_err(|e| e.to_string())?;
+    // What the header says (ranks, GPUs per node, GPU), where the scenario does not.
+    let stated: Vec<&str> = q
+        .split('&')
+        .filter_map(|pair| pair.split_once('=').map(|(k, _)| k.trim()))
+        .collect();
+    for (key, value) in header_keys(&run) {
+        if !stated.contains(&key) {
+            sc.set(key, &value).map_err(|e| e.to_string())?;
         }
     }
     sc.validate().map_err(|e| e.to_string())?;

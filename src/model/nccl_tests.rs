@@ -367,8 +367,8 @@ fn model_rows(sc: &super::scenario::Scenario, op: Op, sizes: &[f64]) -> Result<V
         .collect()
 }
 
-/// Fits the run's cluster: starting from `base` (the cluster the user says it ran on, with the
-/// ranks and GPUs per node the header gives), scales the bounding tier's bandwidth and the
+/// Fits the run's cluster: starting from `base` (the cluster it ran on: the caller puts in what
+/// the header gives, [`crate::render::measured::header_keys`]), scales the bounding tier's bandwidth and the
 /// latencies until the model's α–β line matches the measured one (three fixed-point passes:
 /// protocol choices move with the factors).
 pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibration, String> {
@@ -378,12 +378,6 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
     let rows = run.rows.clone();
     let measured = fit(&rows).ok_or("need at least two message sizes to fit")?;
     let mut sc = base.clone();
-    if run.ranks > 0 && base.gpus == super::scenario::Scenario::default().gpus {
-        sc.gpus = run.ranks;
-        if let Some(pn) = run.per_node() {
-            sc.per_node = Some(pn);
-        }
-    }
     sc.op = run.op.unwrap_or(sc.op);
     sc.calib = Calib::default();
     let setup = sc.setup().map_err(|e| e.to_string())?;
