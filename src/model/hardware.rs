@@ -125,9 +125,17 @@ pub struct Gpu {
     pub library: Library,
     /// Board power (TDP), watts, from the datasheet named in the entry.
     pub tdp_w: f64,
+    /// The GPU's own PCIe x16 link to its host and NICs (a [`FABRICS`] id, `pcie3`…`pcie5`),
+    /// which GPUDirect RDMA traffic to the NICs crosses.
+    pub host_link: &'static str,
 }
 
 impl Gpu {
+    /// Line rate of the GPU's own PCIe link, bytes/s per direction.
+    pub fn host_link_bw(&self) -> f64 {
+        fabric(self.host_link).map_or(f64::INFINITY, |f| f.line_gbs * 1e9)
+    }
+
     /// Dense peak FLOP/s at a precision, or `None` when the chip lacks it.
     pub fn peak_flops(&self, p: Precision) -> Option<f64> {
         let i = Precision::ALL.iter().position(|q| *q == p).unwrap_or(0);
@@ -235,6 +243,8 @@ pub const GPUS: [Gpu; 7] = [
         library: Library::Nccl,
         // V100 SXM2 datasheet: 300 W.
         tdp_w: 300.0,
+        // V100 SXM2 datasheet: PCIe Gen3, 32 GB/s both ways.
+        host_link: "pcie3",
     },
     // A100 SXM 80 GB — NVIDIA A100 datasheet: 19.5 FP32, 156 TF32, 312 FP16/BF16 dense; 2039 GB/s
     // HBM2e. MAMF ≈ 87 % (ml-engineering).
@@ -254,6 +264,8 @@ pub const GPUS: [Gpu; 7] = [
         library: Library::Nccl,
         // A100 SXM datasheet: 400 W.
         tdp_w: 400.0,
+        // A100 datasheet: PCIe Gen4, 64 GB/s both ways.
+        host_link: "pcie4",
     },
     // H100 SXM — NVIDIA H100 datasheet: 67 FP32, 494.5 TF32, 989.4 FP16/BF16, 1978.9 FP8 dense;
     // 80 GB HBM3 at 3.35 TB/s. MAMF ≈ 80 % BF16 (794.5 TFLOP/s), 70.9 % FP8 (1402.6; ml-engineering).
@@ -283,6 +295,8 @@ pub const GPUS: [Gpu; 7] = [
         library: Library::Nccl,
         // H100 SXM datasheet: up to 700 W (Llama 3 ran at 700 W).
         tdp_w: 700.0,
+        // H100 SXM datasheet: PCIe Gen5, 128 GB/s both ways.
+        host_link: "pcie5",
     },
     // H200 SXM — NVIDIA H200 datasheet: H100 compute; 141 GB HBM3e at 4.8 TB/s. MAMF as H100
     // (same die).
@@ -309,6 +323,8 @@ pub const GPUS: [Gpu; 7] = [
         library: Library::Nccl,
         // H200 SXM datasheet: up to 700 W.
         tdp_w: 700.0,
+        // H200 SXM datasheet: PCIe Gen5, 128 GB/s both ways.
+        host_link: "pcie5",
     },
     // B200 — NVIDIA DGX B200 / HGX B200 datasheet per GPU: 80 FP32, 1100 TF32, 2250 FP16/BF16,
     // 4500 FP8 dense; 180 GB HBM3e at 8 TB/s. MAMF ≈ 78 % BF16 (1745), 76.3 % FP8 (3432.5;
@@ -337,6 +353,8 @@ pub const GPUS: [Gpu; 7] = [
         library: Library::Nccl,
         // HGX B200: 1,000 W per GPU (secondary sources; NVIDIA gives the system, 14.3 kW for DGX B200).
         tdp_w: 1000.0,
+        // **Assumption**: PCIe Gen5 x16, as the ConnectX-7 NICs of DGX B200 it feeds.
+        host_link: "pcie5",
     },
     // MI300X — AMD Instinct MI300X datasheet: 163.4 FP32 matrix, 653.7 TF32, 1307.4 FP16/BF16,
     // 2614.9 FP8 dense; 192 GB HBM3 at 5.3 TB/s. MAMF ≈ 51 % (ml-engineering, ROCm 6.x era).
@@ -362,6 +380,8 @@ pub const GPUS: [Gpu; 7] = [
         library: Library::Rccl,
         // MI300X datasheet: 750 W.
         tdp_w: 750.0,
+        // MI300X datasheet: PCIe Gen5 x16, 128 GB/s both ways.
+        host_link: "pcie5",
     },
     // GeForce RTX 4090 — NVIDIA Ada Lovelace architecture whitepaper, appendix table: 82.6 FP32,
     // 82.6 TF32, 165.2 FP16/BF16 (FP32 accumulate), 330.3 FP8 (FP32 accumulate) dense; 24 GB
@@ -388,6 +408,8 @@ pub const GPUS: [Gpu; 7] = [
         library: Library::Nccl,
         // RTX 4090 specifications: 450 W total graphics power.
         tdp_w: 450.0,
+        // RTX 4090: PCIe Gen4 x16.
+        host_link: "pcie4",
     },
 ];
 
@@ -622,8 +644,9 @@ const ROCE_FACTOR: f64 = 0.96;
 /// 32 GbE (NVIDIA/nccl issue #209) and at best 4–6 GB/s of busbw on 100 GbE, where the host's
 /// copies and TCP stack, not the wire, set the rate (NVIDIA/nccl issue #450).
 const TCP_WIRE_FRACTION: f64 = 0.60;
-/// The host-side ceiling of one node's NCCL socket traffic, 5 GB/s (the middle of issue #450's
-/// 4–6 GB/s on 100 GbE).
+/// The host-side ceiling of NCCL's socket traffic through one NIC, 5 GB/s (the middle of issue
+/// #450's 4–6 GB/s on one 100 GbE NIC). **Assumption**: a node with several NICs has as many
+/// such ceilings (each NIC's sockets have their own proxy thread and copies).
 const TCP_HOST_GBS: f64 = 5.0;
 /// **Assumption**: each TCP hop pays ~25 µs of kernel network stack round trip beyond NCCL's RDMA
 /// figure (NCCL's own tuner reports 0 network latency for sockets and IB alike: `net_socket.cc`

@@ -189,10 +189,14 @@ impl Cluster {
         bw * self.intra_scale
     }
 
-    /// Achievable bandwidth of a node's NICs together, bytes/s (NCCL spreads channels over all
-    /// NICs of a node).
+    /// Achievable bandwidth of a node's NICs together (their share, `net_scale`), bytes/s: NCCL
+    /// spreads channels over all NICs of a node. The GPUs reach the NICs over their own PCIe
+    /// links (GPUDirect RDMA), so NICs beyond one per GPU carry no more than those links' line
+    /// rate.
     pub fn node_net_bw(&self) -> f64 {
-        self.inter.nic_bw() * f64::from(self.nics) * self.net_scale
+        let nics = self.inter.nic_bw() * f64::from(self.nics) * self.net_scale;
+        let gpus = f64::from(self.per_node.min(self.gpus).max(1));
+        nics.min(self.gpu.host_link_bw() * gpus)
     }
 
     /// Link class inside a node.
