@@ -403,8 +403,8 @@ fn gathered_weights_are_not_checkpointed() {
         step("model=llama3-8b&gpus=64&micro=1&zero=3"),
     );
     assert!(z3.memory_gib.buffers > z1.memory_gib.buffers + 2.0);
-    let per_gib = |r: &StepReport| r.checkpoint_write_min / state(r);
-    assert!((per_gib(&z1) / per_gib(&z3) - 1.0).abs() < 1e-9);
+    // A checkpoint is the state once, however it is sharded (tests/consistency.rs).
+    assert!((z1.checkpoint_write_min / z3.checkpoint_write_min - 1.0).abs() < 1e-9);
     let total = state(&z3) + z3.memory_gib.activations + z3.memory_gib.buffers;
     assert!((z3.memory_gib_per_gpu - total).abs() < 1e-9);
 }

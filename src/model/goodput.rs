@@ -218,6 +218,15 @@ pub fn reliability(
     } else {
         (0.0, 0.0)
     };
+    // The shares and the ETTR make up the elapsed time; where failures come faster than a
+    // restart and half an interval the ETTR is floored at 0 and the losses fill all of it.
+    let lost = lost_checkpoint + lost_work + lost_restart;
+    let scale = if lost > 0.0 { (1.0 - e) / lost } else { 1.0 };
+    let (lost_checkpoint, lost_work, lost_restart) = (
+        lost_checkpoint * scale,
+        lost_work * scale,
+        lost_restart * scale,
+    );
     Reliability {
         mttf_hours: mttf,
         checkpoint_minutes: write * 60.0,
@@ -265,7 +274,8 @@ pub fn critical_batch(s: &Setup) -> f64 {
 /// The data budget in samples: `samples`, or `tokens` over the sequence, or the workload's
 /// default (20 tokens per parameter; 90 ImageNet epochs).
 pub fn budget_samples(s: &Setup) -> f64 {
-    let tokens = s.workload.tokens_per_sample();
+    // A token budget counts padded tokens, as tokens/s does: a sample is its mean padded length.
+    let tokens = s.workload.tokens_per_sample().map(|t| t * s.fill);
     s.samples
         .or_else(|| Some(s.tokens? / tokens?))
         .unwrap_or_else(|| match tokens {
@@ -323,12 +333,11 @@ impl Operations {
 pub fn goodput(s: &Setup, r: &StepResult) -> Goodput {
     let step = r.breakdown.total();
     let straggler = s.ops.straggler_seconds(r.breakdown.compute, s.gpus);
-    let state_bytes = r.memory.state();
     let nodes = f64::from(s.nodes());
     let rel = reliability(
         s.gpus,
         s.ops.failure_rate,
-        state_bytes * f64::from(s.gpus),
+        super::step::checkpoint_bytes(s),
         s.ops.ckpt_gbs * nodes,
         s.ops.restart_min,
         s.ops.ckpt_interval,

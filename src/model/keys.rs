@@ -509,7 +509,7 @@ pub const KEYS: &[Key] = &[
     Key {
         name: "flops",
         accepts: Accepts::Number { lo: 1.0, hi: 1e20 },
-        default: "6 × params × seq",
+        default: "6 × params × seq (seq 2048 unless given)",
         unit: "FLOP/sample",
         doc: "a custom model's training FLOPs per sample",
         applies: Applies::Step,
@@ -551,7 +551,7 @@ pub const KEYS: &[Key] = &[
         accepts: whole_in(1, 1_048_576),
         default: "the preset's (custom: 2048)",
         unit: "tokens",
-        doc: "sequence length; overrides the preset's",
+        doc: "sequence length; overrides the preset's (with `params`: tokens a sample, for the default `flops`)",
         applies: Applies::Step,
         always: false,
         field: |s| &mut s.seq,

@@ -17,6 +17,9 @@ use super::units::GIB;
 use super::workload::{self, Arch, Recompute, Workload};
 use super::ModelError;
 
+/// Tokens per sample of a custom model that does not say (GPT-3's context, Brown et al. 2020).
+const CUSTOM_SEQ: u32 = 2048;
+
 /// Speedup baseline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scaling {
@@ -424,6 +427,15 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// The fullest pipeline stage's share of the layers against an even split, ≥ 1. Stages
+    /// hold whole layers, so when pp does not divide the layers one stage holds ⌈layers/pp⌉ of
+    /// them (the best split a framework can make, interleaved or not), and the pipeline runs at
+    /// that stage's pace and peaks at its memory.
+    pub fn stage_imbalance(&self) -> f64 {
+        let (layers, pp) = (self.workload.layers(), self.pp);
+        f64::from(layers.div_ceil(pp) * pp) / f64::from(layers)
+    }
+
     /// The setup whose step is timed when batches are padded to a mean of `fill` × seq tokens
     /// (variable-length data padded per batch): every per-token cost — the GEMMs, the activation
     /// traffic, tensor- and pipeline-parallel messages — runs at the mean padded length, and the
@@ -641,6 +653,10 @@ impl Scenario {
             .iter()
             .find(|(_, v)| v.is_some())
             .map(|(k, _)| *k);
+        let beyond_seq = shape_keys
+            .iter()
+            .find(|(k, v)| *k != "seq" && v.is_some())
+            .map(|(k, _)| *k);
         match self.model {
             Model::Preset(w) if self.untied.is_some() => Err(ModelError::new(
                 "untied",
@@ -698,12 +714,15 @@ impl Scenario {
                     }
                 }
             }
-            Model::Custom => match (self.params, given) {
+            // A model by params may still say how many tokens a sample is: 6 FLOPs per
+            // parameter and token (Kaplan et al. 2020) make its default FLOPs.
+            Model::Custom => match (self.params, beyond_seq) {
                 (Some(p), None) => {
-                    let flops = self
-                        .flops
-                        .unwrap_or(6.0 * p * f64::from(self.seq.unwrap_or(1)));
-                    Ok(workload::custom_generic(p, flops))
+                    let tokens = f64::from(self.seq.unwrap_or(CUSTOM_SEQ));
+                    Ok(workload::custom_generic(
+                        p,
+                        self.flops.unwrap_or(6.0 * p * tokens),
+                    ))
                 }
                 (Some(_), Some(k)) => Err(ModelError::new(
                     &format!("params+{k}"),
@@ -717,7 +736,7 @@ impl Scenario {
                         self.layers.unwrap_or(32),
                         self.hidden.unwrap_or(4096),
                         self.heads.unwrap_or(32),
-                        self.seq.unwrap_or(2048),
+                        self.seq.unwrap_or(CUSTOM_SEQ),
                         self.vocab.unwrap_or(50257),
                     );
                     if self.untied == Some(true) {
@@ -807,6 +826,7 @@ impl Scenario {
                 ),
             ));
         }
+        let (tp, pp, vpp) = (self.tp, self.pp, self.vpp);
         if let Arch::Transformer { hidden, heads, .. } = workload.arch {
             if hidden % heads != 0 {
                 return Err(ModelError::new(
@@ -814,8 +834,15 @@ impl Scenario {
                     format!("hidden={hidden} must be a multiple of heads={heads}"),
                 ));
             }
+            // Tensor parallelism gives each rank whole attention heads (Megatron-LM:
+            // `num_attention_heads` must be divisible by the tensor-parallel size).
+            if heads % tp != 0 {
+                return Err(ModelError::new(
+                    "tp+heads",
+                    format!("tp={tp} must divide the {heads} attention heads: each rank computes whole heads"),
+                ));
+            }
         }
-        let (tp, pp, vpp) = (self.tp, self.pp, self.vpp);
         if tp > pn {
             return Err(ModelError::new(
                 "tp",
@@ -909,12 +936,13 @@ impl Scenario {
                 );
                 let dp_active = u32::try_from(batch.min(u64::from(dp))).unwrap_or(dp);
                 let per_replica_samples = batch / u64::from(dp_active);
-                let micro = self.micro.unwrap_or(
-                    u32::try_from(
-                        (per_replica_samples / per_replica).clamp(1, u64::from(default_micro)),
-                    )
-                    .unwrap_or(1),
-                );
+                // A stated micro-batch shrinks too once a replica has fewer samples.
+                let most = per_replica_samples.max(1);
+                let micro = u32::try_from(match self.micro {
+                    Some(m) => u64::from(m).min(most),
+                    None => (per_replica_samples / per_replica).clamp(1, u64::from(default_micro)),
+                })
+                .unwrap_or(1);
                 (micro, batch, dp_active)
             }
         };
@@ -928,6 +956,17 @@ impl Scenario {
             ));
         }
         let micro_batches = batch.div_ceil(step_samples).max(1);
+        // Interleaving needs a group of at least pp micro-batches in flight (Megatron-Core
+        // `schedules.py`: `microbatch_group_size_per_vp_stage` must lie in [pp, M]); fewer would
+        // leave a chunk's stage waiting on the previous stage's same micro-batch.
+        if vpp > 1 && micro_batches < u64::from(pp) {
+            return Err(ModelError::new(
+                "vpp",
+                format!(
+                    "interleaving (vpp={vpp}) needs at least pp={pp} micro-batches a step; this batch gives {micro_batches}"
+                ),
+            ));
+        }
         let mut setup = Setup {
             op: self.op,
             gpus,
@@ -983,6 +1022,16 @@ impl Scenario {
                 bg_load: self.bg_load,
             },
         };
+        if self.pod_gpus.is_some() && setup.topo.pod_nodes <= setup.topo.leaf_nodes {
+            return Err(ModelError::new(
+                "pod_gpus",
+                format!(
+                    "a pod groups leaf groups: pod_gpus={} must exceed a leaf group of {} nodes × {pn} GPUs",
+                    self.pod_gpus.unwrap_or(0),
+                    setup.topo.leaf_nodes
+                ),
+            ));
+        }
         // ZeRO's default follows what frameworks do: plain data parallelism while the training
         // state fits, else the least sharding that fits — Megatron's distributed optimizer
         // (stage 1) first, FSDP (stage 3) when nothing less will do.
@@ -1049,7 +1098,10 @@ mod tests {
             ("gpus=16&inter=none", "inter"),
             ("gpu=v100&precision=bf16", "precision"),
             ("tp=16", "tp"),
-            ("gpus=8&tp=3", "gpus+tp+pp"),
+            ("gpus=8&tp=2&pp=3", "gpus+tp+pp"),
+            ("gpus=8&tp=3", "tp+heads"),
+            ("gpus=1024&pod_gpus=64", "pod_gpus"),
+            ("gpus=8&pp=4&vpp=2&batch=2", "vpp"),
             ("gpus", "gpus"),
             ("gpus=8&gpus=16", "gpus"),
             ("model=resnet50&layers=4", "layers"),

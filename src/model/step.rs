@@ -119,12 +119,6 @@ impl Memory {
         self.weights + self.gradients + self.optimizer + self.activations + self.buffers
     }
 
-    /// The training state a checkpoint saves from this GPU: weights, gradients and optimizer
-    /// state, without working buffers.
-    pub fn state(&self) -> f64 {
-        self.weights + self.gradients + self.optimizer
-    }
-
     /// Does it fit?
     pub fn fits(&self) -> bool {
         self.total() <= self.capacity
@@ -198,8 +192,10 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
     let acts = activations(s);
     let hw_flops = w.hardware_flops_per_sample(&acts);
     let model_flops = w.model_flops_per_sample();
-    let per_gpu_share = f64::from(tp * pp);
-    let t_mb = micro_batch_time(s, tp, pp);
+    // The fullest stage sets the pipeline's pace and holds the most weights.
+    let imbalance = s.stage_imbalance();
+    let per_gpu_share = f64::from(tp * pp) / imbalance;
+    let t_mb = micro_batch_time(s, tp, pp) * imbalance;
     let mut compute = t_mb * mf;
     // Interleaved 1F1B (Narayanan et al. 2021 §2.2.2): with v model chunks per GPU the bubble
     // shrinks to (p−1)/v micro-batch times.
@@ -211,7 +207,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
     // the backward gathers the two column-parallel GEMMs' inputs again for their weight
     // gradients, having kept only its shard (Megatron-LM `tensor_parallel/layers.py`,
     // `LinearWithGradAccumulationAndAsyncCommunication.backward`): two all-gathers more.
-    let layers_per_stage = f64::from(w.layers()) / f64::from(pp);
+    let layers_per_stage = f64::from(w.layers().div_ceil(pp));
     let mut comm = CommParts::default();
     if tp > 1 {
         if let Some(bytes) = w.boundary_bytes(micro, p) {
@@ -267,7 +263,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
         // ZeRO-1 (`shard_bucket_params`; DeepSpeed's default `reduce_bucket_size` of 5·10⁸
         // elements is larger still, and as bandwidth-bound), or one per layer for ZeRO-2/3,
         // which frameworks issue layer by layer.
-        let layers = f64::from(w.layers()) / f64::from(pp);
+        let layers = layers_per_stage;
         let weight_bytes = w.params / per_gpu_share * p.grad_bytes();
         let bwd = t_mb * BACKWARD_SHARE;
         // ZeRO-1/2 all-gather the updated weights once per step: after the optimizer step,
@@ -491,25 +487,41 @@ pub fn least_zero_that_fits(s: &Setup) -> u8 {
         .unwrap_or(3)
 }
 
+/// Bytes per parameter of the weights and of the optimizer state: FP32 weights with two FP32
+/// moments, or 16-bit weights with FP32 master weights and moments.
+fn state_bytes_per_param(p: Precision) -> (f64, f64) {
+    if p.is_fp32() {
+        (4.0, 8.0)
+    } else {
+        (WEIGHT_BYTES_16, OPTIMIZER_BYTES_MIXED)
+    }
+}
+
+/// Bytes one checkpoint of the whole job writes: the weights and the optimizer state, once.
+/// Data-parallel replicas hold copies of the same state and write one between them (PyTorch's
+/// distributed checkpoint deduplicates replicated tensors across ranks; Megatron's distributed
+/// optimizer saves each shard once); gradients are not saved.
+pub fn checkpoint_bytes(s: &Setup) -> f64 {
+    let (wbytes, obytes) = state_bytes_per_param(s.precision);
+    s.workload.params * (wbytes + obytes)
+}
+
 /// The training state at ZeRO stage `z`, and ZeRO-3's gathered units, on top of `working`
 /// (activations, buffers).
 fn at_zero(s: &Setup, z: u8, (activations, buffers): (f64, f64)) -> Memory {
     let w = &s.workload;
     let p = s.precision;
-    let shard = f64::from(s.tp * s.pp);
+    // The fullest pipeline stage's share.
+    let shard = f64::from(s.tp * s.pp) / s.stage_imbalance();
     let dp = f64::from(s.dp);
     let params = w.params / shard;
-    let (wbytes, obytes) = if p.is_fp32() {
-        (4.0, 8.0)
-    } else {
-        (WEIGHT_BYTES_16, OPTIMIZER_BYTES_MIXED)
-    };
+    let (wbytes, obytes) = state_bytes_per_param(p);
     // ZeRO-3 gathers one unit at a time and prefetches the next: two units' weights and one
     // unit's gradient exist whole (PyTorch FSDP docs, `forward_prefetch`/`backward_prefetch`;
     // FSDP2 prefetches one unit implicitly). A unit is a layer, or the output layer (V·h/tp)
     // where that is larger.
     let gathered = if z >= 3 {
-        let layer = params / (f64::from(w.layers()) / f64::from(s.pp)).max(1.0);
+        let layer = params / f64::from(w.layers().div_ceil(s.pp));
         let output = w
             .vocab_and_hidden()
             .map_or(0.0, |(v, h)| v * h / f64::from(s.tp));
@@ -543,7 +555,8 @@ fn working_memory(s: &Setup) -> (f64, f64) {
     let act_scale = s.precision.activation_scale();
     let micro = f64::from(s.micro);
     // One micro-batch's stored activations on one stage.
-    let stage = w.activation_bytes_per_sample(&acts, 1.0 / pp_f) * act_scale * micro;
+    let stage =
+        w.activation_bytes_per_sample(&acts, s.stage_imbalance() / pp_f) * act_scale * micro;
     // Recomputing a layer (fully or by operator) brings back what it did not keep while the
     // layer's backward runs: one layer of one micro-batch (Korthikanti et al. 2022 §5).
     let working = match s.tech.recompute {

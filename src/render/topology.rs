@@ -816,7 +816,7 @@ mod tests {
     fn every_shape_stays_inside_the_picture() {
         for q in [
             BASE.to_string(),
-            format!("{BASE}&placement=spread&pod_gpus=64"),
+            format!("{BASE}&placement=spread&pod_gpus=512"),
             "gpus=65536&gpu=h100&inter=ib-ndr&model=llama3-8b&placement=random&pod_gpus=4096&leaf_nodes=100".to_string(),
             "gpus=16&per_node=4&gpu=a100&inter=tcp100&model=gpt2-xl&nic_attach=tor".to_string(),
         ] {

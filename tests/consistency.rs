@@ -1,0 +1,176 @@
+//! What an independent review of the model found inconsistent, each checked on the behaviour it
+//! fixed (every test here fails on the model as it was before).
+#![cfg(not(target_arch = "wasm32"))]
+
+use gpu_scaling_lab::cli;
+use gpu_scaling_lab::model::report::{CollectiveReport, StepReport};
+use gpu_scaling_lab::model::scenario::Scenario;
+
+fn step(q: &str) -> StepReport {
+    StepReport::new(&Scenario::parse(q).unwrap()).unwrap_or_else(|e| panic!("{q}: {e}"))
+}
+
+/// The key the model's refusal names.
+fn refused(q: &str) -> String {
+    match Scenario::parse(q).and_then(|sc| StepReport::new(&sc)) {
+        Ok(_) => panic!("{q} was accepted"),
+        Err(e) => e.key,
+    }
+}
+
+/// One sample cannot pass through a pipeline faster than through one GPU: interleaving with
+/// fewer micro-batches than stages is refused, as Megatron-Core refuses it.
+#[test]
+fn interleaving_needs_as_many_micro_batches_as_stages() {
+    assert_eq!(
+        refused("model=llama3-8b&pp=8&vpp=4&gpus=8&batch=1&zero=0"),
+        "vpp"
+    );
+    // Without interleaving the one sample's pass through eight stages takes as long as on one GPU.
+    let one_gpu = step("model=llama3-8b&gpus=1&batch=1&zero=0")
+        .times
+        .compute_ms;
+    let t = step("model=llama3-8b&pp=8&gpus=8&batch=1&zero=0").times;
+    let piped = t.compute_ms + t.bubble_ms;
+    assert!(piped >= 0.95 * one_gpu, "{piped} ms against {one_gpu} ms");
+    // With enough micro-batches interleaving is accepted and shrinks the bubble.
+    let plain = step("model=llama3-8b&pp=8&gpus=8&batch=16&zero=0");
+    let interleaved = step("model=llama3-8b&pp=8&vpp=4&gpus=8&batch=16&zero=0");
+    assert!(interleaved.times.bubble_ms < plain.times.bubble_ms / 2.0);
+}
+
+/// Stages hold whole layers: 32 layers over 31 stages leave one stage with two, and the pipeline
+/// runs at that stage's pace.
+#[test]
+fn an_uneven_pipeline_runs_at_its_fullest_stage() {
+    let per_gpu = |pp: u32| {
+        let r = step(&format!("model=llama3-8b&pp={pp}&gpus={}&zero=0", pp * 8));
+        r.throughput / f64::from(r.gpus)
+    };
+    let (even, uneven) = (per_gpu(32), per_gpu(31));
+    assert!(
+        uneven < 0.6 * even,
+        "{uneven} per GPU at pp=31, {even} at pp=32"
+    );
+    let mem = |pp: u32| step(&format!("model=llama3-8b&pp={pp}&gpus={}&zero=0", pp * 8));
+    assert!(mem(31).memory_gib_per_gpu > 1.5 * mem(32).memory_gib_per_gpu);
+}
+
+/// A checkpoint is one copy of the weights and optimizer state, whatever the ZeRO stage, written
+/// by all nodes at once.
+#[test]
+fn a_checkpoint_is_written_once_by_all_nodes() {
+    let write = |q: &str| step(q).checkpoint_write_min;
+    let z: Vec<f64> = (0..=3)
+        .map(|z| write(&format!("gpus=1024&zero={z}")))
+        .collect();
+    for w in &z {
+        assert!((w / z[3] - 1.0).abs() < 1e-9, "{z:?}");
+    }
+    let (small, large) = (write("gpus=64&zero=1"), write("gpus=128&zero=1"));
+    assert!((small / large - 2.0).abs() < 1e-9, "{small} then {large}");
+}
+
+/// Where failures come faster than a restart, the losses fill the elapsed time, no more.
+#[test]
+fn losses_and_ettr_make_up_the_elapsed_time() {
+    for q in [
+        "failure_rate=1000&gpus=65536",
+        "gpus=16384",
+        "failure_rate=50&gpus=4096",
+    ] {
+        let r = step(q);
+        let sum = r.ettr + r.lost.checkpoints + r.lost.work + r.lost.restarts;
+        assert!((sum - 1.0).abs() < 1e-9, "{q}: {sum}");
+    }
+}
+
+/// A token budget counts padded tokens, as tokens/s does: padding shorter batches does not
+/// shorten the run.
+#[test]
+fn a_token_budget_counts_padded_tokens() {
+    let days = |fill: f64| step(&format!("tokens=15T&gpus=1024&fill={fill}")).time_to_train_days;
+    let (full, half) = (days(1.0), days(0.5));
+    assert!(
+        (half / full - 1.0).abs() < 0.1,
+        "{full} days full, {half} at half"
+    );
+}
+
+/// A custom model by parameter count takes `seq` as its tokens per sample: 6 FLOPs per parameter
+/// and token, 2,048 tokens unless told.
+#[test]
+fn a_model_by_params_costs_six_flops_per_parameter_and_token() {
+    let compute = |q: &str| {
+        step(&format!("model=custom&params=7e9{q}"))
+            .times
+            .compute_ms
+    };
+    let (default, long) = (compute(""), compute("&seq=4096"));
+    assert!(
+        default > 100.0,
+        "a 7B model's sample of 2,048 tokens: {default} ms"
+    );
+    assert!((long / default - 2.0).abs() < 0.1, "{default} then {long}");
+    assert_eq!(refused("model=custom&params=7e9&layers=4"), "params+layers");
+}
+
+/// Tensor parallelism splits whole attention heads.
+#[test]
+fn tensor_parallelism_divides_the_heads() {
+    assert_eq!(refused("tp=3&gpus=3&per_node=3"), "tp+heads");
+    assert_eq!(refused("model=custom&heads=4&hidden=4096&tp=8"), "tp+heads");
+    step("tp=8&gpus=8");
+}
+
+/// Strong scaling shrinks a stated micro-batch too once a replica has fewer samples.
+#[test]
+fn strong_scaling_never_runs_samples_that_do_not_exist() {
+    let r = step("scaling=strong&batch=8&micro=16&gpus=8");
+    assert_eq!(r.micro, 1);
+}
+
+/// One GPU reaches its NICs over its own PCIe link: eight NDR NICs on a one-GPU node carry no
+/// more than PCIe Gen5's line rate.
+#[test]
+fn more_nics_than_gpus_are_bound_by_the_gpu_s_pcie_link() {
+    let bus = |q: &str| {
+        CollectiveReport::new(&Scenario::parse(q).unwrap())
+            .unwrap()
+            .busbw_gbs
+    };
+    let one = bus("gpus=16&per_node=1&nics=8&inter=ib-ndr&bytes=8GiB&algo=ring");
+    assert!(one <= 63.0, "{one} GB/s through one Gen5 x16 link");
+    let eight = bus("gpus=16&per_node=8&nics=8&inter=ib-ndr&bytes=8GiB&algo=ring");
+    assert!(eight > 300.0, "{eight} GB/s: eight GPUs feed eight NICs");
+}
+
+/// A pod tier smaller than a leaf group is refused, not ignored.
+#[test]
+fn a_pod_smaller_than_a_leaf_group_is_refused() {
+    let report = |q: &str| Scenario::parse(q).and_then(|sc| CollectiveReport::new(&sc));
+    let err = report("gpus=1024&pod_gpus=128&pod_oversub=16").unwrap_err();
+    assert_eq!(err.key, "pod_gpus");
+    assert!(report("gpus=1024&pod_gpus=512&pod_oversub=16").is_ok());
+}
+
+/// `compare` takes the run's ranks from its header unless the scenario states `gpus` itself;
+/// keys that merely contain "gpus=" (`slow_gpus`, `pod_gpus`) do not count.
+#[test]
+fn compare_reads_the_header_unless_gpus_is_stated() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/nccl-tests/all_reduce_2x8_h100_a3mega.txt"
+    );
+    let last_busbw = |q: &str| {
+        let out = cli::run(&["compare".into(), file.into(), q.into()]);
+        assert_eq!(out.status, 0, "{q}: {}", out.stderr);
+        let rows: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        rows.as_array().unwrap().last().unwrap()["model_busbw"]
+            .as_f64()
+            .unwrap()
+    };
+    let header = last_busbw("");
+    assert_eq!(last_busbw("slow_gpus=0.01"), header);
+    assert_ne!(last_busbw("gpus=8&per_node=8"), header);
+}
