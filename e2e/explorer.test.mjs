@@ -179,20 +179,25 @@ test('PCIe peer-to-peer: shown for a PCIe box, off by default for GeForce cards,
     return m && Number(m[1]) > before;
   }, relayed);
   assert.ok(await busbw() > relayed, 'peer-to-peer is faster than the host relay');
-  // On NVLink the choice means nothing, and is not offered.
-  await page.locator('[data-testid=intra]').selectOption('nvlink4');
-  await page.waitForFunction(() => !document.querySelector('[data-testid=p2p]'));
-  // The choice is dropped with its control (the link is rewritten a moment later).
-  await page.waitForFunction(() => location.hash.includes('intra=nvlink4') && !location.hash.includes('p2p='));
-  assert.equal(await page.locator('[data-testid=error]').count(), 0);
+  // A GeForce card has no NVLink: its node is offered the PCIe generations only.
+  const links = await page.locator('[data-testid=intra] option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(links, ['pcie3', 'pcie4', 'pcie5']);
   await context.close();
-  // A GPU whose node is NVLink drops it too, instead of refusing the change.
+  // On NVLink the choice means nothing: a GPU whose node is NVLink drops it with its control,
+  // and the old GPU's stated link, instead of refusing the change.
   const second = await openPage(env, 'gpus=8&per_node=8&gpu=rtx4090&model=gpt2-xl&p2p=0');
   await second.page.locator('[data-testid=p2p]').waitFor();
   await second.page.locator('[data-testid=gpu]').selectOption('h100');
   await second.page.waitForFunction(() => location.hash.includes('gpu=h100') && !location.hash.includes('p2p='));
   assert.equal(await second.page.locator('[data-testid=p2p]').count(), 0);
   assert.equal(await second.page.locator('[data-testid=error]').count(), 0);
+  // From one NVLink generation to another, the new GPU's own link follows the stated one.
+  const third = await openPage(env, 'gpus=8&per_node=8&gpu=h100&intra=nvlink4&model=gpt2-xl');
+  await third.page.locator('[data-testid=gpu]').selectOption('a100');
+  await third.page.waitForFunction(() => location.hash.includes('gpu=a100') && !location.hash.includes('intra=nvlink4'));
+  assert.equal(await third.page.locator('[data-testid=intra]').inputValue(), 'nvlink3');
+  assert.equal(await third.page.locator('[data-testid=error]').count(), 0);
+  await third.context.close();
   assert.deepEqual(second.problems.console, []);
   await second.context.close();
   assert.deepEqual(problems.console, []);

@@ -173,6 +173,13 @@ fn sweep_command(q: &str, inters: Option<&str>, csv: bool) -> Result<String, Str
 /// Reads a run from a file, or from standard input for `-`.
 fn read_run(path: &str) -> Result<String, String> {
     if path == "-" {
+        // A terminal would wait for a run nobody is typing.
+        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            return Err(format!(
+                "standard input is a terminal: give the nccl-tests output as a file, or pipe it in\n{}",
+                usage()
+            ));
+        }
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
             .map_err(|e| format!("standard input: {e}"))?;

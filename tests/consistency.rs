@@ -174,3 +174,19 @@ fn compare_reads_the_header_unless_gpus_is_stated() {
     assert_eq!(last_busbw("slow_gpus=0.01"), header);
     assert_ne!(last_busbw("gpus=8&per_node=8"), header);
 }
+
+/// NVLink and xGMI come with their GPU: a mismatched pair is refused, and changing the GPU drops
+/// the old GPU's link for the new one's.
+#[test]
+fn a_gpu_keeps_its_own_link() {
+    let err = Scenario::parse("gpu=v100&intra=nvlink5").unwrap_err();
+    assert_eq!(err.key, "gpu+intra");
+    Scenario::parse("gpu=v100&intra=pcie4").unwrap();
+    let mut sc = Scenario::parse("gpu=h100&intra=nvlink4").unwrap();
+    sc.set("gpu", "a100").unwrap();
+    sc.validate_after(&["gpu"]).unwrap();
+    assert_eq!(sc.setup().unwrap().intra.id, "nvlink3");
+    let mut sc = Scenario::parse("gpu=h100").unwrap();
+    sc.set("intra", "xgmi").unwrap();
+    assert_eq!(sc.validate_after(&["intra"]).unwrap_err().key, "gpu+intra");
+}

@@ -114,7 +114,9 @@ proptest! {
     fn collectives_are_finite_for_any_count(n in 1u32..=65_536, bytes in 1.0f64..1e10, f in 0..FABRICS.len(), net in 1..NETWORKS.len()) {
         let per_node = 8u32.min(n);
         let n = if n > per_node { n / per_node * per_node } else { n };
-        let sc = Scenario { gpus: n, per_node: Some(per_node), intra: Some(&FABRICS[f]), inter: Some(&NETWORKS[net]), ..Scenario::default() };
+        // NVLink and xGMI come with their GPU; any GPU sits on PCIe.
+        let gpu = GPUS.iter().find(|g| g.default_intra == FABRICS[f].id).unwrap_or(Scenario::default().gpu);
+        let sc = Scenario { gpus: n, per_node: Some(per_node), gpu, intra: Some(&FABRICS[f]), inter: Some(&NETWORKS[net]), ..Scenario::default() };
         let c = sc.setup().unwrap().cluster();
         for algo in [Algo::Auto, Algo::Ring, Algo::Tree, Algo::Rhd, Algo::Hier] {
             let r = cost(&c, Op::AllReduce, algo, bytes.floor()).unwrap();

@@ -18,8 +18,10 @@ fn scenario(n: u32, per_node: u32, intra: &str) -> Scenario {
     // Whole nodes: a count that does not fill nodes of `per_node` runs as one node.
     let g = if n % per_node == 0 { per_node } else { n };
     let inter = if n > g { "ib-ndr" } else { "none" };
+    // The mesh comes with its GPU.
+    let gpu = if intra == "xgmi" { "mi300x" } else { "h100" };
     Scenario::parse(&format!(
-        "gpus={n}&per_node={g}&gpu=h100&intra={intra}&inter={inter}&bytes=64MiB"
+        "gpus={n}&per_node={g}&gpu={gpu}&intra={intra}&inter={inter}&bytes=64MiB"
     ))
     .unwrap()
 }

@@ -131,6 +131,12 @@ pub struct Gpu {
 }
 
 impl Gpu {
+    /// Whether this GPU's node can be built on fabric `f`: any GPU sits on PCIe; NVLink and
+    /// xGMI come with their own GPU generation.
+    pub fn can_use(&self, f: &Fabric) -> bool {
+        f.kind == FabricKind::Pcie || f.id == self.default_intra
+    }
+
     /// Line rate of the GPU's own PCIe link, bytes/s per direction.
     pub fn host_link_bw(&self) -> f64 {
         fabric(self.host_link).map_or(f64::INFINITY, |f| f.line_gbs * 1e9)

@@ -829,7 +829,7 @@ pub const KEYS: &[Key] = &[
         accepts: Accepts::Count { lo: 1.0, hi: 1e16 },
         default: "20 per parameter (Chinchilla)",
         unit: "tokens",
-        doc: "data budget of the training run (transformers)",
+        doc: "data budget of the training run (transformers): the tokens a small batch would need; a larger batch needs more (McCandlish et al. 2018), which the time to train counts",
         applies: Applies::Step,
         always: false,
         field: |s| &mut s.tokens,

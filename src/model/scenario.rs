@@ -602,17 +602,28 @@ impl Scenario {
         self.setup().map(|_| ())
     }
 
-    /// Validates the scenario after the keys in `changed` were set. PCIe peer-to-peer applies to
-    /// PCIe fabrics only: when another change (a fabric, or a GPU whose node is NVLink) leaves
-    /// the node without PCIe, the choice is dropped, as the app drops its control, rather than
-    /// refusing the change.
+    /// Validates the scenario after the keys in `changed` were set. A choice another change
+    /// leaves without meaning is dropped, as the app drops its control, rather than refusing the
+    /// change: PCIe peer-to-peer when the node is no longer PCIe, and an NVLink or xGMI
+    /// generation when the GPU changes (the new GPU's own link follows).
     pub fn validate_after(&mut self, changed: &[&str]) -> Result<(), ModelError> {
-        match self.validate() {
-            Err(e) if e.key == "p2p" && !changed.contains(&"p2p") => {
-                self.reset("p2p");
-                self.validate()
+        const DROPPED: [(&str, &str); 2] = [("p2p", "p2p"), ("gpu+intra", "intra")];
+        loop {
+            match self.validate() {
+                Err(e) => {
+                    let Some((_, key)) = DROPPED
+                        .iter()
+                        .find(|(err, key)| e.key == *err && !changed.contains(key))
+                    else {
+                        return Err(e);
+                    };
+                    if self.get(key).is_none() {
+                        return Err(e);
+                    }
+                    self.reset(key);
+                }
+                Ok(()) => return Ok(()),
             }
-            other => other,
         }
     }
 
@@ -785,6 +796,15 @@ impl Scenario {
             .intra
             .or_else(|| hardware::fabric(self.gpu.default_intra))
             .unwrap_or(&hardware::FABRICS[0]);
+        if !self.gpu.can_use(intra) {
+            return Err(ModelError::new(
+                "gpu+intra",
+                format!(
+                    "{} is not {}'s link; its GPU-to-GPU link is intra={} (or a PCIe generation)",
+                    intra.name, self.gpu.name, self.gpu.default_intra
+                ),
+            ));
+        }
         if self.p2p.is_some() && intra.kind != FabricKind::Pcie {
             return Err(ModelError::new(
                 "p2p",

@@ -646,8 +646,8 @@ pub enum Bottleneck {
     Compute,
     /// The inter-node gradient sync.
     Network,
-    /// The gradient sync inside a node.
-    Nvlink,
+    /// The gradient sync inside a node (NVLink, xGMI or PCIe).
+    IntraNode,
     /// Tensor-parallel collectives.
     TensorParallel,
     /// The pipeline bubble.
@@ -666,7 +666,7 @@ impl Bottleneck {
         match self {
             Bottleneck::Compute => "compute",
             Bottleneck::Network => "network",
-            Bottleneck::Nvlink => "nvlink",
+            Bottleneck::IntraNode => "intra-node",
             Bottleneck::TensorParallel => "tensor-parallel",
             Bottleneck::Pipeline => "pipeline",
             Bottleneck::Data => "data",
@@ -847,7 +847,7 @@ fn comm_verdict(
         )
     } else {
         Verdict::new(
-            Bottleneck::Nvlink,
+            Bottleneck::IntraNode,
             format!("{pct:.0} % of the step waits on the gradient sync inside the node."),
             format!(
                 "2× intra-node bandwidth → {:.2}× faster.",

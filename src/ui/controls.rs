@@ -406,7 +406,10 @@ pub fn Controls() -> impl IntoView {
                 label="Inside a node"
                 key="intra"
                 testid="intra"
-                options=Signal::derive(|| opts(&FABRICS, |f| (f.id.to_string(), f.name.to_string())))
+                options=Signal::derive(move || lab.setup.with(|s| FABRICS.iter()
+                    .filter(|f| s.gpu.can_use(f))
+                    .map(|f| (f.id.to_string(), f.name.to_string()))
+                    .collect()))
                 value=Signal::derive(move || lab.setup.with(|s| s.intra.id.to_string()))
             />
             // Peer-to-peer matters only on PCIe: NVLink and xGMI always reach the peer.

@@ -98,7 +98,10 @@ fn ClusterConfirm() -> impl IntoView {
                 </div>
                 <div>
                     <Choice label="Inside a node" key="intra" testid="explain-intra"
-                        options=opts(FABRICS.iter().map(|f| (f.id.to_string(), f.name.to_string())).collect())
+                        options=Signal::derive(move || sc.with(|s| FABRICS.iter()
+                            .filter(|f| s.gpu.can_use(f))
+                            .map(|f| (f.id.to_string(), f.name.to_string()))
+                            .collect()))
                         value=Signal::derive(move || sc.with(|s| s.resolved().intra.id.to_string())) />
                 </div>
                 <div>
