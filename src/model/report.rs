@@ -4,7 +4,7 @@
 //! key; [`metric_names`] lists the numeric ones and [`CollectiveReport::metric`] /
 //! [`StepReport::metric`] read them, so a typo is caught when the file is loaded.
 
-use super::collective::{self, CollectiveCost, Link};
+use super::collective::{self, CollectiveCost};
 use super::goodput;
 use super::scenario::{Scenario, Setup};
 use super::step::{self, Bottleneck, StepResult};
@@ -74,11 +74,7 @@ impl CollectiveReport {
             time_us: r.time_s * 1e6,
             algbw_gbs: r.algbw_gbs,
             busbw_gbs: r.busbw_gbs,
-            // The link class of a mesh is NVLink's; AMD's mesh is xGMI.
-            bottleneck: match (r.bottleneck, c.intra.id) {
-                (Link::NvLink, "xgmi") => "xgmi",
-                (link, _) => link.id(),
-            },
+            bottleneck: r.bottleneck.id_on(c.intra),
             rounds: r.rounds,
             latency_share: r.latency_share,
             tiers: collective::TIERS

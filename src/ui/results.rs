@@ -170,7 +170,7 @@ fn CollectiveCard() -> impl IntoView {
                     <p>
                         {format!("{} ({} protocol): {} — algbw {:.1} GB/s, busbw {:.1} GB/s; bound by {}; {:.0} % of it is latency.",
                             c.algorithm.name(), c.protocol.id(), duration(c.time_s), c.algbw_gbs, c.busbw_gbs,
-                            c.bottleneck.id(), 100.0 * c.latency_share)}
+                            c.bottleneck.id_on(lab.setup.with(|s| s.intra)), 100.0 * c.latency_share)}
                     </p>
                 }.into_any(),
                 Err(e) => view! { <p class="problem">{e.clone()}</p> }.into_any(),

@@ -195,6 +195,15 @@ impl Link {
             Link::SpineUplink => "spine-uplink",
         }
     }
+
+    /// [`Link::id`] in a node built on `intra`: the mesh class is NVLink's, but AMD's mesh is
+    /// xGMI.
+    pub fn id_on(self, intra: &crate::model::hardware::Fabric) -> &'static str {
+        match self {
+            Link::NvLink if intra.id == "xgmi" => "xgmi",
+            link => link.id(),
+        }
+    }
 }
 
 #[cfg(test)]
