@@ -37,6 +37,11 @@ fn interleaving_needs_as_many_micro_batches_as_stages() {
     let plain = step("model=llama3-8b&pp=8&gpus=8&batch=16&zero=0");
     let interleaved = step("model=llama3-8b&pp=8&vpp=4&gpus=8&batch=16&zero=0");
     assert!(interleaved.times.bubble_ms < plain.times.bubble_ms / 2.0);
+    // Strong scaling shares a fixed batch over more replicas: where a replica has fewer
+    // micro-batches than stages it runs the plain schedule, and its curve goes on.
+    let q = |vpp: u32| format!("scaling=strong&model=llama3-70b&tp=8&pp=4&vpp={vpp}&gpus=1024");
+    let (few, plain) = (step(&q(2)), step(&q(1)));
+    assert_eq!(few.times.bubble_ms, plain.times.bubble_ms);
 }
 
 /// Stages hold whole layers: 32 layers over 31 stages leave one stage with two, and the pipeline

@@ -978,15 +978,22 @@ impl Scenario {
         let micro_batches = batch.div_ceil(step_samples).max(1);
         // Interleaving needs a group of at least pp micro-batches in flight (Megatron-Core
         // `schedules.py`: `microbatch_group_size_per_vp_stage` must lie in [pp, M]); fewer would
-        // leave a chunk's stage waiting on the previous stage's same micro-batch.
-        if vpp > 1 && micro_batches < u64::from(pp) {
-            return Err(ModelError::new(
-                "vpp",
-                format!(
-                    "interleaving (vpp={vpp}) needs at least pp={pp} micro-batches a step; this batch gives {micro_batches}"
-                ),
-            ));
-        }
+        // leave a chunk's stage waiting on the previous stage's same micro-batch. A stated batch
+        // that gives fewer is refused; strong scaling, which shares a fixed batch over more
+        // replicas, runs the plain schedule once it does, as a user of Megatron must.
+        let vpp = if vpp > 1 && micro_batches < u64::from(pp) {
+            if self.scaling == Scaling::Weak {
+                return Err(ModelError::new(
+                    "vpp",
+                    format!(
+                        "interleaving (vpp={vpp}) needs at least pp={pp} micro-batches a step; this batch gives {micro_batches}"
+                    ),
+                ));
+            }
+            1
+        } else {
+            vpp
+        };
         let mut setup = Setup {
             op: self.op,
             gpus,
