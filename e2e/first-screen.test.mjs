@@ -54,10 +54,22 @@ test('the pre-rendered curve carries the model\'s numbers, and the live app repl
     assert.equal(drawn.length, model.length);
     drawn.forEach((v, i) => assert.ok(Math.abs(v - model[i]) / model[i] < 0.03, `${net} point ${i}: drawn ${v}, model ${model[i]}`));
   }
-  // Mounted: the static screen is gone, the live headline is in its place.
+  // Mounted: the static screen is gone, and the live header keeps its answer, numbers and curve,
+  // on the first screen.
   await page.waitForFunction(() => !document.getElementById('prerender'));
-  assert.match(await page.locator('[data-testid=headline]').textContent(), /Because the GPUs wait/);
+  assert.match(await page.locator('[data-testid=headline]').textContent(), /Because the GPUs wait.*\d+×.*\d+×/s);
+  const curve = page.locator('.masthead .first-curve svg');
+  assert.ok(await curve.isVisible());
+  const box = await curve.boundingBox();
+  assert.ok(box.y + box.height <= 800, `the live curve ends at ${box.y + box.height}, below the first screen`);
   assert.equal(await page.locator('h1').count(), 1);
+  assert.equal(await page.locator('svg title#fc-title').count(), 1);
+  assert.equal(await page.getByText('Loading the interactive explorer').count(), 0);
+  await page.screenshot({ path: path.join(shots, 'first-screen-live-1280.png') });
+  // The validation page is about the rows, not this answer.
+  await page.locator('[data-testid=open-validation]').click();
+  await page.waitForFunction(() => location.hash.includes('page=validation'));
+  assert.equal(await curve.isVisible(), false);
   assert.deepEqual(problems.console, []);
   await context.close();
 });

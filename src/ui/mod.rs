@@ -159,6 +159,11 @@ pub fn App() -> impl IntoView {
             page::jump_to(lab, id);
         }
     };
+    // For a newcomer on the bare page; a link with a scenario came for that scenario.
+    let first_answer = read_hash()
+        .is_empty()
+        .then(page::first_answer_html)
+        .flatten();
     view! {
         <HandoutView />
         <a class="skip" href="#results" on:click=jump("results")>"Skip to results"</a>
@@ -167,11 +172,19 @@ pub fn App() -> impl IntoView {
             <p class="tagline">
                 "Why doubling the GPUs rarely halves the training time: pick a cluster and a model, and see where the time goes — computed in your browser by a cost model checked against published measurements."
             </p>
-            // The same answer as the static first screen in index.html, which this page replaces.
-            <p class="headline" data-testid="headline">
-                <strong>"Because the GPUs wait"</strong>
-                " — for each other's gradients to cross the network, for serial work, for input data, or because the model had to be split."
-            </p>
+            // The static first screen's answer (index.html: the model's numbers for one common
+            // cluster, checked by e2e/first-screen.test.mjs) stays on top of the live page.
+            {match first_answer {
+                Some(html) => view! {
+                    <div class="first-answer" data-testid="headline" hidden=move || on_validation.get() inner_html=html></div>
+                }.into_any(),
+                None => view! {
+                    <p class="headline" data-testid="headline">
+                        <strong>"Because the GPUs wait"</strong>
+                        " — for each other's gradients to cross the network, for serial work, for input data, or because the model had to be split."
+                    </p>
+                }.into_any(),
+            }}
             <nav class="jump" aria-label="Sections">
                 <a href="#why" on:click=jump("why")>"Why"</a>
                 <a href="#lessons-title" on:click=jump("lessons-title")>"Lessons"</a>

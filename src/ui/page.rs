@@ -10,6 +10,20 @@ use wasm_bindgen::JsCast;
 /// The static first screen in `index.html`, shown before any WebAssembly runs.
 pub const PRERENDER_ID: &str = "prerender";
 
+/// The static first screen's answer, its headline with the model's numbers and its curve, as
+/// HTML for the live header to keep; `None` where the page has none (the embeds).
+pub fn first_answer_html() -> Option<String> {
+    let answer = document()
+        .query_selector(&format!("#{PRERENDER_ID} .first-answer"))
+        .ok()
+        .flatten()?;
+    // Its "loading" line is done with.
+    if let Ok(Some(loading)) = answer.query_selector(".loading") {
+        loading.remove();
+    }
+    Some(answer.inner_html())
+}
+
 /// Removes the static first screen once the live app is on the page.
 pub fn remove_prerender() {
     if let Some(el) = document().get_element_by_id(PRERENDER_ID) {
