@@ -195,3 +195,17 @@ fn a_gpu_keeps_its_own_link() {
     sc.set("intra", "xgmi").unwrap();
     assert_eq!(sc.validate_after(&["intra"]).unwrap_err().key, "gpu+intra");
 }
+
+/// A sync of many small messages over tens of thousands of GPUs waits on latency: the advice
+/// names that lever, not bandwidth that would change nothing.
+#[test]
+fn a_latency_bound_sync_is_advised_on_latency() {
+    let r = step("gpus=65536&gpu=h100&inter=ib-ndr&model=llama3-8b");
+    assert!(r.advice.starts_with("It is latency-bound"), "{}", r.advice);
+    let thin = step("gpus=64&gpu=a100&inter=tcp100&nics=1&model=llama3-8b&zero=3");
+    assert!(
+        thin.advice.starts_with("2× NIC bandwidth"),
+        "{}",
+        thin.advice
+    );
+}

@@ -835,24 +835,43 @@ fn comm_verdict(
                 faster_on(&intra2)
             ),
         )
-    } else if parts.dp_crosses_nodes {
-        let net2 = Cluster {
-            net_scale: c.net_scale * 2.0,
+    } else {
+        // A sync of many small messages over many ranks waits on latency, not bandwidth: the
+        // advice names the lever that moves the step.
+        let half_latency = faster_on(&Cluster {
+            lat_scale: c.lat_scale * 0.5,
             ..*c
+        });
+        let (bottleneck, text, more, bandwidth) = if parts.dp_crosses_nodes {
+            let net2 = Cluster {
+                net_scale: c.net_scale * 2.0,
+                ..*c
+            };
+            (
+                Bottleneck::Network,
+                "the inter-node gradient sync",
+                "NIC",
+                faster_on(&net2),
+            )
+        } else {
+            (
+                Bottleneck::IntraNode,
+                "the gradient sync inside the node",
+                "intra-node",
+                faster_on(&intra2),
+            )
+        };
+        let advice = if half_latency > bandwidth {
+            format!(
+                "It is latency-bound: half the latency → {half_latency:.2}× faster, 2× {more} bandwidth only {bandwidth:.2}×; fewer, larger messages (bigger buckets, fewer data-parallel ranks) help."
+            )
+        } else {
+            format!("2× {more} bandwidth → {bandwidth:.2}× faster.")
         };
         Verdict::new(
-            Bottleneck::Network,
-            format!("{pct:.0} % of the step waits on the inter-node gradient sync."),
-            format!("2× NIC bandwidth → {:.2}× faster.", faster_on(&net2)),
-        )
-    } else {
-        Verdict::new(
-            Bottleneck::IntraNode,
-            format!("{pct:.0} % of the step waits on the gradient sync inside the node."),
-            format!(
-                "2× intra-node bandwidth → {:.2}× faster.",
-                faster_on(&intra2)
-            ),
+            bottleneck,
+            format!("{pct:.0} % of the step waits on {text}."),
+            advice,
         )
     }
 }
