@@ -114,7 +114,7 @@ test('the layout holds on a phone and the hover readout answers', async () => {
   // Keyboard readout on a chart.
   await page.locator('[data-testid=chart-speedup]').focus();
   await page.keyboard.press('ArrowRight');
-  assert.match(await text(page, 'chart-speedup-readout'), /^1 GPUs: 1\.0×/);
+  assert.match(await text(page, 'chart-speedup-readout'), /^1 GPU: 1\.0×/);
   assert.deepEqual(problems.console, []);
   await context.close();
 });

@@ -119,7 +119,7 @@ test('the time-to-train chart draws its curves and marks the fastest and the che
   await page.keyboard.press('ArrowLeft');
   assert.match(await text(page, 'chart-time-to-train-readout'), /^65,536 GPUs: .*ETTR \d+ %/);
   // The run's own figures beside the step's, stragglers and failures in their own colours.
-  assert.match(await text(page, 'ettr'), /^\d+ %$/);
+  assert.match(await text(page, 'ettr'), /^\d+\.\d %$/);
   assert.match(await text(page, 'cost'), /^\$/);
   assert.match(await attr(page, 'run-bar', 'aria-label'), /stragglers/);
   assert.match(await attr(page, 'chart-breakdown', 'aria-label'), /Stragglers, checkpoints, lost work and restarts together take/);

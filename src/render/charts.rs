@@ -4,7 +4,7 @@
 
 use super::figure::Figure;
 use super::plot::Ink;
-use super::series::{group, Point, ScalingData};
+use super::series::{gpus_text, group, share_text, Point, ScalingData};
 use super::train::{money, RunData, TimeShares, RUN_PARTS};
 use crate::model::hardware::Network;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
@@ -322,7 +322,7 @@ fn draw_speedup_with<DB: DrawingBackend>(
         ))
         .map_err(err)?;
     entries.push((
-        format!("Amdahl, serial {:.3} %", 100.0 * d.serial_fraction),
+        format!("Amdahl, serial {}", share_text(d.serial_fraction)),
         Glyph::Line(amdahl, true),
     ));
     if let Some(a) = pinned {
@@ -610,12 +610,21 @@ pub fn draw_compare<DB: DrawingBackend>(
 }
 
 /// Days on the time-to-train axis: "0.01", "1", "100".
+/// A duration given in days, in the unit that reads best: "120 d", "2.4 h", "14 min", "8.6 s".
 fn days_label(v: &f64) -> String {
-    if *v >= 1.0 {
-        format!("{}", v.round())
-    } else {
-        let s = format!("{v:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    let short = |x: f64, unit: &str| {
+        let s = if x >= 10.0 {
+            group(x.round() as u32)
+        } else {
+            format!("{x:.1}").trim_end_matches(".0").to_string()
+        };
+        format!("{s} {unit}")
+    };
+    match *v {
+        d if d >= 1.0 => short(d, "d"),
+        d if d * 24.0 >= 1.0 => short(d * 24.0, "h"),
+        d if d * 1440.0 >= 1.0 => short(d * 1440.0, "min"),
+        d => short(d * 86400.0, "s"),
     }
 }
 
@@ -733,15 +742,18 @@ pub fn draw_time_to_train<DB: DrawingBackend>(
     d: &RunData,
     st: &Style,
 ) -> DrawResult<PlotArea> {
-    let xy = |f: &dyn Fn(usize) -> f64| -> Vec<(f64, f64)> {
+    // A count whose model does not fit runs nothing: its times are not drawn (the ideal is the
+    // reference line, drawn everywhere).
+    let xy = |f: &dyn Fn(usize) -> f64, fitting: bool| -> Vec<(f64, f64)> {
         (0..d.points.len())
+            .filter(|&i| d.points[i].fits || !fitting)
             .map(|i| (f64::from(d.points[i].gpus), f(i)))
             .filter(|(_, y)| y.is_finite() && *y > 0.0)
             .collect()
     };
-    let ideal = xy(&|i| d.ideal_days(i));
-    let step_only = xy(&|i| d.points[i].step_only_days);
-    let run = xy(&|i| d.points[i].days);
+    let ideal = xy(&|i| d.ideal_days(i), false);
+    let step_only = xy(&|i| d.points[i].step_only_days, true);
+    let run = xy(&|i| d.points[i].days, true);
     let all = ideal.iter().chain(&step_only).chain(&run).map(|p| p.1);
     let (lo, hi) = all.fold((f64::INFINITY, 0f64), |(a, b), y| (a.min(y), b.max(y)));
     let (lo, hi) = if lo.is_finite() && hi > 0.0 {
@@ -770,19 +782,19 @@ pub fn draw_time_to_train<DB: DrawingBackend>(
     ));
     if let Some(p) = fastest {
         entries.push((
-            format!("fastest: {} GPUs", group(p.gpus)),
+            format!("fastest: {}", gpus_text(p.gpus)),
             Glyph::Triangle(c_fast),
         ));
     }
     if let Some(p) = cheapest {
         entries.push((
-            format!("cheapest: {} GPUs, {}", group(p.gpus), money(p.cost)),
+            format!("cheapest: {}, {}", gpus_text(p.gpus), money(p.cost)),
             Glyph::Square(c_cheap),
         ));
     }
     if let Some(p) = d.chosen_point() {
         entries.push((
-            format!("chosen: {} GPUs", group(p.gpus)),
+            format!("chosen: {}", gpus_text(p.gpus)),
             Glyph::Ring(c_chosen),
         ));
     }
@@ -791,7 +803,7 @@ pub fn draw_time_to_train<DB: DrawingBackend>(
         &plot,
         st,
         (lo..hi).log_scale(),
-        "days to train",
+        "time to train",
         &days_label,
     )?;
     shade_oom(&mut chart, &oom, (lo, hi), st)?;
@@ -953,6 +965,38 @@ mod tests {
     }
 
     #[test]
+    fn time_axis_labels_read_in_their_own_units_and_never_repeat() {
+        let labels: Vec<String> = [1000.0, 1.0, 0.1, 0.01, 0.001, 1e-4]
+            .iter()
+            .map(days_label)
+            .collect();
+        assert_eq!(
+            labels,
+            ["1,000 d", "1 d", "2.4 h", "14 min", "1.4 min", "8.6 s"]
+        );
+    }
+
+    #[test]
+    fn a_run_that_fits_nowhere_draws_no_times() {
+        let sc = Scenario::parse("gpus=8&gpu=rtx4090&intra=pcie4&model=gpt2-xl").unwrap();
+        let run = crate::render::train::run_data(&sc, &crate::model::sweep::curve(&sc));
+        assert!(run.points.iter().all(|p| !p.fits));
+        let fits = Scenario::parse("gpus=8&gpu=h100&model=gpt2-xl").unwrap();
+        let fitting = crate::render::train::run_data(&fits, &crate::model::sweep::curve(&fits));
+        let lines = |d| {
+            record(|root| draw(root, Figure::TimeToTrain(d), &style()))
+                .0
+                .lines
+        };
+        assert!(
+            lines(&run) < lines(&fitting),
+            "{} vs {}",
+            lines(&run),
+            lines(&fitting)
+        );
+    }
+
+    #[test]
     fn the_time_to_train_chart_draws_its_curves_and_marks_the_fastest_and_cheapest_counts() {
         let sc =
             Scenario::parse("gpus=512&gpu=h100&inter=ib-ndr&model=llama3-8b&jitter=0.05").unwrap();
@@ -964,7 +1008,7 @@ mod tests {
             "ideal",
             "step time alone",
             "with stragglers, failures, batch limit",
-            "days to train",
+            "time to train",
             "chosen: 512 GPUs",
         ] {
             assert!(
@@ -973,12 +1017,12 @@ mod tests {
                 rec.texts
             );
         }
-        let fast = format!("fastest: {} GPUs", group(fastest.gpus));
+        let fast = format!("fastest: {}", gpus_text(fastest.gpus));
         assert!(rec.texts.contains(&fast), "{:?}", rec.texts);
         assert!(rec
             .texts
             .iter()
-            .any(|t| t.starts_with(&format!("cheapest: {} GPUs, $", group(cheapest.gpus)))));
+            .any(|t| t.starts_with(&format!("cheapest: {}, $", gpus_text(cheapest.gpus)))));
         assert!(rec.lines > 30, "{}", rec.lines);
         assert!(area.x.0 < area.x.1);
         // The same hover mapping as the other charts (GPUs on the same log axis).

@@ -2,7 +2,7 @@
 //! accessible name), the readout at a hovered or focused point, and the data table with its CSV.
 //! The UI picks the figure and shows the strings; everything a reader sees is decided here.
 
-use super::series::{group, Point, ScalingData};
+use super::series::{gpus_text, group, speedup_text, Point, ScalingData};
 use super::train::{RunData, TimeShares, RUN_COLUMNS, SHARES_COLUMNS};
 use crate::model::hardware::Network;
 use crate::model::sweep::amdahl;
@@ -124,7 +124,7 @@ impl Figure<'_> {
                 None => return String::new(),
             },
         };
-        let head = format!("{} GPUs", group(p.gpus));
+        let head = gpus_text(p.gpus);
         let oom = if p.fits {
             ""
         } else {
@@ -132,10 +132,10 @@ impl Figure<'_> {
         };
         match self {
             Figure::Speedup(_) => format!(
-                "{head}: {:.1}× (ideal {}×, Amdahl {:.1}×){oom}",
-                p.speedup,
+                "{head}: {} (ideal {}×, Amdahl {}){oom}",
+                speedup_text(p.speedup),
                 group(p.gpus),
-                amdahl(d.serial_fraction, f64::from(p.gpus))
+                speedup_text(amdahl(d.serial_fraction, f64::from(p.gpus)))
             ),
             _ => format!("{head}: {:.1} % efficient{oom}", 100.0 * p.efficiency),
         }
@@ -251,9 +251,9 @@ fn compare_takeaway(cs: &[NetworkCurve]) -> String {
         .filter_map(|(n, pts)| {
             pts.iter().rev().find(|p| p.efficiency >= 0.5).map(|p| {
                 format!(
-                    "{} keeps half efficiency up to {} GPUs",
+                    "{} keeps half efficiency up to {}",
                     n.name,
-                    group(p.gpus)
+                    gpus_text(p.gpus)
                 )
             })
         })
@@ -270,11 +270,14 @@ fn compare_readout(cs: &[NetworkCurve], i: usize) -> String {
     let n = cs.first().and_then(|(_, p)| p.get(i)).map(|p| p.gpus);
     let vals: Vec<String> = cs
         .iter()
-        .filter_map(|(net, pts)| pts.get(i).map(|p| format!("{} {:.1}×", net.id, p.speedup)))
+        .filter_map(|(net, pts)| {
+            pts.get(i)
+                .map(|p| format!("{} {}", net.id, speedup_text(p.speedup)))
+        })
         .collect();
     format!(
-        "{} GPUs: {}",
-        n.map(group).unwrap_or_default(),
+        "{}: {}",
+        n.map(gpus_text).unwrap_or_default(),
         vals.join(", ")
     )
 }
@@ -354,9 +357,9 @@ mod tests {
             let last = pts.iter().rev().find(|p| p.efficiency >= 0.5).unwrap();
             assert!(
                 text.contains(&format!(
-                    "{} keeps half efficiency up to {} GPUs",
+                    "{} keeps half efficiency up to {}",
                     n.name,
-                    group(last.gpus)
+                    gpus_text(last.gpus)
                 )),
                 "{text}"
             );

@@ -3,7 +3,7 @@
 //! (from the cost model's round groups, at any size). The panel's clock, round buttons, captions and comparison read only this.
 
 use super::anim::{drawn_gpu_by_gpu, Aggregate, Animation};
-use super::series::{duration, group};
+use super::series::{duration, gpus_text};
 use crate::model::collective::{Algo, Cluster};
 use crate::model::hardware;
 use crate::model::scenario::{Scenario, Setup};
@@ -150,8 +150,8 @@ impl Playable {
     /// The canvas's heading: "16 GPUs · InfiniBand NDR · ring · 1.2 ms".
     pub fn label(&self, c: &Cluster) -> String {
         format!(
-            "{} GPUs · {} · {} · {}",
-            group(c.gpus),
+            "{} · {} · {} · {}",
+            gpus_text(c.gpus),
             if c.nodes() > 1 {
                 c.inter.name
             } else {

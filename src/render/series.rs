@@ -164,38 +164,38 @@ impl ScalingData {
             return "No valid configuration at the chosen GPU count.".to_string();
         };
         let mut s = format!(
-            "At {} GPUs the model predicts a {:.1}× speedup ({:.0} % of ideal).",
-            group(p.gpus),
-            p.speedup,
+            "At {} the model predicts a {} speedup ({:.0} % of ideal).",
+            gpus_text(p.gpus),
+            speedup_text(p.speedup),
             100.0 * p.efficiency
         );
         if let Some(n) = self.first_below(0.5) {
             s.push_str(&format!(
-                " Efficiency falls below 50 % at {} GPUs.",
-                group(n)
+                " Efficiency falls below 50 % at {}.",
+                gpus_text(n)
             ));
         } else {
             s.push_str(" Efficiency stays above 50 % up to 65,536 GPUs.");
         }
         s.push_str(&format!(
-            " The matching Amdahl curve has a serial fraction of {:.3} %.",
-            100.0 * self.serial_fraction
+            " The matching Amdahl curve has a serial fraction of {}.",
+            share_text(self.serial_fraction)
         ));
         if let Some(idle) = self.idle {
             let (active, replicas) = idle.chosen;
             if active < replicas {
                 s.push_str(&format!(
-                    " Strong scaling keeps the global batch at {} samples: at {} GPUs only {} of the {} data-parallel replicas get a sample, and the extra GPUs idle.",
+                    " Strong scaling keeps the global batch at {} samples: at {} only {} of the {} data-parallel replicas get a sample, and the extra GPUs idle.",
                     group_u64(idle.batch),
-                    group(self.chosen),
+                    gpus_text(self.chosen),
                     group(active),
                     group(replicas)
                 ));
             } else {
                 s.push_str(&format!(
-                    " Strong scaling keeps the global batch at {} samples: from {} GPUs on there are more replicas than samples, and the extra GPUs idle.",
+                    " Strong scaling keeps the global batch at {} samples: from {} on there are more replicas than samples, and the extra GPUs idle.",
                     group_u64(idle.batch),
-                    group(idle.from)
+                    gpus_text(idle.from)
                 ));
             }
         }
@@ -210,17 +210,17 @@ impl ScalingData {
         match (self.first_below(0.9), self.first_below(0.5)) {
             (None, _) => "Efficiency stays above 90 % at every GPU count shown.".to_string(),
             (Some(a), None) => format!(
-                "Efficiency drops below 90 % at {} GPUs and stays above 50 %.",
-                group(a)
+                "Efficiency drops below 90 % at {} and stays above 50 %.",
+                gpus_text(a)
             ),
             (Some(a), Some(b)) if a == b => format!(
-                "Efficiency falls from above 90 % to below 50 % at {} GPUs.",
-                group(a)
+                "Efficiency falls from above 90 % to below 50 % at {}.",
+                gpus_text(a)
             ),
             (Some(a), Some(b)) => format!(
-                "Efficiency drops below 90 % at {} GPUs and below 50 % at {} GPUs.",
-                group(a),
-                group(b)
+                "Efficiency drops below 90 % at {} and below 50 % at {}.",
+                gpus_text(a),
+                gpus_text(b)
             ),
         }
     }
@@ -248,6 +248,36 @@ pub fn group(n: u32) -> String {
     group_u64(u64::from(n))
 }
 
+/// A GPU count with its noun: "1 GPU", "1,024 GPUs".
+pub fn gpus_text(n: u32) -> String {
+    if n == 1 {
+        "1 GPU".to_string()
+    } else {
+        format!("{} GPUs", group(n))
+    }
+}
+
+/// A speedup: "7.9×", "15.1×", and whole from 100 on ("1,000×", "18,156×").
+pub fn speedup_text(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{}×", group_u64(x.round() as u64))
+    } else {
+        format!("{x:.1}×")
+    }
+}
+
+/// A share given as a fraction, as a percentage to two significant digits: "22 %", "7.5 %",
+/// "0.041 %".
+pub fn share_text(f: f64) -> String {
+    let p = 100.0 * f;
+    if p >= 10.0 || p == 0.0 {
+        format!("{p:.0} %")
+    } else {
+        let decimals = (1 - p.log10().floor() as i32).max(0) as usize;
+        format!("{p:.decimals$} %")
+    }
+}
+
 /// [`group`] for larger counts (batches, samples).
 pub fn group_u64(n: u64) -> String {
     crate::model::units::thousands(n)
@@ -267,7 +297,7 @@ pub fn duration(s: f64) -> String {
 /// Pin and compare (issue 15): a pinned scenario A beside the live scenario B. Everything here
 /// is pure so it is tested natively; the page keeps A in a signal and reads these.
 pub mod pin {
-    use super::{duration, group, ScalingData};
+    use super::{duration, gpus_text, ScalingData};
     use crate::model::scenario::Scenario;
     use crate::model::step::StepResult;
     use crate::model::ModelError;
@@ -515,9 +545,9 @@ pub mod pin {
     pub fn takeaway(a: &ScalingData) -> String {
         match a.chosen_point() {
             Some(p) => format!(
-                " The pinned scenario A (dashed) reaches {:.1}× at its {} GPUs ({:.0} % of ideal).",
+                " The pinned scenario A (dashed) reaches {:.1}× at its {} ({:.0} % of ideal).",
                 p.speedup,
-                group(p.gpus),
+                gpus_text(p.gpus),
                 100.0 * p.efficiency
             ),
             None => " The pinned scenario A (dashed) has no valid point at its GPU count.".into(),

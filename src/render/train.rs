@@ -4,7 +4,7 @@
 //! beside them (takeaway, hover readout, data table) is decided here.
 
 use super::figure::Table;
-use super::series::{group, parts, PARTS};
+use super::series::{gpus_text, group, parts, PARTS};
 use crate::model::goodput;
 use crate::model::report::SweepTable;
 use crate::model::scenario::Scenario;
@@ -169,8 +169,23 @@ pub fn days_text(d: f64) -> String {
         format!("{d:.1} days")
     } else if d * 24.0 >= 1.0 {
         format!("{:.1} hours", d * 24.0)
-    } else {
+    } else if d * 1440.0 >= 1.0 {
         format!("{:.0} minutes", d * 1440.0)
+    } else {
+        format!("{:.0} seconds", d * 86400.0)
+    }
+}
+
+/// Energy given in MWh: "39,938 MWh", "4.2 MWh", "310 kWh", "0.52 kWh".
+pub fn energy_text(mwh: f64) -> String {
+    if mwh >= 10.0 {
+        format!("{} MWh", group(mwh.round() as u32))
+    } else if mwh >= 1.0 {
+        format!("{mwh:.1} MWh")
+    } else if mwh >= 0.001 {
+        format!("{:.0} kWh", mwh * 1000.0)
+    } else {
+        format!("{:.2} kWh", mwh * 1000.0)
     }
 }
 
@@ -336,28 +351,28 @@ impl RunData {
                 .to_string();
         };
         let mut s = format!(
-            "Training on {} takes {} at best, on {} GPUs; the step time alone would promise {}.",
+            "Training on {} takes {} at best, on {}; the step time alone would promise {}.",
             self.budget_text(),
             days_text(best.days),
-            group(best.gpus),
+            gpus_text(best.gpus),
             days_text(best.step_only_days)
         );
         let last = self.points.iter().rev().find(|p| p.fits).unwrap_or(best);
         if last.gpus > best.gpus {
             s.push_str(&format!(
-                " Beyond that, more GPUs make it slower: {} on {} GPUs.",
+                " Beyond that, more GPUs make it slower: {} on {}.",
                 days_text(last.days),
-                group(last.gpus)
+                gpus_text(last.gpus)
             ));
         }
         let why = self.reasons(last);
         if !why.is_empty() {
-            s.push_str(&format!(" At {} GPUs {}.", group(last.gpus), join(&why)));
+            s.push_str(&format!(" At {} {}.", gpus_text(last.gpus), join(&why)));
         }
         if let Some(c) = self.cheapest().map(|i| &self.points[i]) {
             s.push_str(&format!(
-                " The cheapest run is on {} GPUs: {} at an example price of ${:.2} per GPU-hour.",
-                group(c.gpus),
+                " The cheapest run is on {}: {} at an example price of ${:.2} per GPU-hour.",
+                gpus_text(c.gpus),
                 money(c.cost),
                 self.price
             ));
@@ -376,8 +391,8 @@ impl RunData {
             " — does not fit in memory"
         };
         format!(
-            "{} GPUs: {} (step time alone {}, ideal {}); ETTR {:.0} %, stragglers +{:.0} %, {:.1}× the steps; {} at the example price{oom}",
-            group(p.gpus),
+            "{}: {} (step time alone {}, ideal {}); ETTR {:.0} %, stragglers +{:.0} %, {:.1}× the steps; {} at the example price{oom}",
+            gpus_text(p.gpus),
             days_text(p.days),
             days_text(p.step_only_days),
             days_text(self.ideal_days(i)),
@@ -507,14 +522,11 @@ impl TimeShares {
             .skip(1)
             .fold((0, 0.0), |a, (i, v)| if *v > a.1 { (i, *v) } else { a });
         let mut s = if i == 0 || v < 0.05 * total {
-            format!(
-                "Compute dominates the time up to {} GPUs.",
-                group(last.gpus)
-            )
+            format!("Compute dominates the time up to {}.", gpus_text(last.gpus))
         } else {
             format!(
-                "At {} GPUs, {} takes {:.0} % of the time.",
-                group(last.gpus),
+                "At {}, {} takes {:.0} % of the time.",
+                gpus_text(last.gpus),
                 RUN_PARTS[i],
                 100.0 * v / total
             )
@@ -546,7 +558,7 @@ impl TimeShares {
         } else {
             " — does not fit in memory"
         };
-        format!("{} GPUs: {}{oom}", group(p.gpus), s.join(", "))
+        format!("{}: {}{oom}", gpus_text(p.gpus), s.join(", "))
     }
 
     /// The numbers behind the chart: milliseconds of elapsed time per step, by part.
@@ -651,7 +663,7 @@ mod tests {
         );
         let t = d.takeaway();
         let b = &d.points[best];
-        assert!(t.contains(&format!("on {} GPUs", group(b.gpus))), "{t}");
+        assert!(t.contains(&format!("on {}", gpus_text(b.gpus))), "{t}");
         assert!(t.contains("Beyond that, more GPUs make it slower"), "{t}");
         assert!(t.contains("critical batch"), "{t}");
         assert!(t.contains("slowest GPU"), "{t}");

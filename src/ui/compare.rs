@@ -7,7 +7,7 @@
 use super::results::rate;
 use super::state::Lab;
 use crate::model::step::{StepResult, Verdict};
-use crate::render::series::{duration, group, pin};
+use crate::render::series::{duration, group, pin, speedup_text};
 use leptos::prelude::*;
 
 /// One line of a side's card: its label, a `data-field` for tests, the value.
@@ -33,7 +33,7 @@ fn rows(gpus: u32, r: &StepResult, verdict: Option<&Verdict>) -> Vec<Row> {
     vec![
         ("GPUs", "gpus", group(gpus)),
         ("Step time", "step-time", duration(r.breakdown.total())),
-        ("Speedup", "speedup", format!("{:.1}×", r.speedup)),
+        ("Speedup", "speedup", speedup_text(r.speedup)),
         (
             "Efficiency",
             "efficiency",

@@ -7,7 +7,7 @@ use super::validation::ExpectedError;
 use crate::model::collective;
 use crate::model::units::human_bytes;
 use crate::render::charts::PART_COLOURS;
-use crate::render::series::{duration, group, parts, PARTS};
+use crate::render::series::{duration, group, parts, speedup_text, PARTS};
 use crate::validation::Group;
 use leptos::prelude::*;
 
@@ -56,7 +56,7 @@ pub fn Results() -> impl IntoView {
             </div>
             <div>
                 <dt><Term id="speedup">"Speedup"</Term>" vs 1 GPU"</dt>
-                <dd data-testid="speedup">{move || ok(&|r| format!("{:.1}×", r.speedup))}</dd>
+                <dd data-testid="speedup">{move || ok(&|r| speedup_text(r.speedup))}</dd>
                 <dd class="expected-dd"><ExpectedError group=Group::Efficiency /></dd>
             </div>
             <div>
@@ -166,6 +166,11 @@ fn CollectiveCard() -> impl IntoView {
                 {move || lab.scenario.with(|s| human_bytes(s.bytes.0))}
                 " " <ExpectedError group=Group::Collective /></h3>
             {move || cost.with(|c| match c {
+                // nccl-tests on one GPU times a local copy: there is no one to combine with.
+                Ok(c) if lab.setup.with(|s| s.gpus) == 1 => view! {
+                    <p>{format!("One GPU has no one to combine gradients with: the collective is a local copy ({}), and a step needs no sync.",
+                        duration(c.time_s))}</p>
+                }.into_any(),
                 Ok(c) => view! {
                     <p>
                         {format!("{} ({} protocol): {} — algbw {:.1} GB/s, busbw {:.1} GB/s; bound by {}; {:.0} % of it is latency.",

@@ -7,7 +7,9 @@ use super::explainer::Term;
 use super::state::Lab;
 use crate::render::charts::RUN_PART_COLOURS;
 use crate::render::series::duration;
-use crate::render::train::{days_text, money, RunData, RunPoint, SharePoint, RUN_PARTS};
+use crate::render::train::{
+    days_text, energy_text, money, RunData, RunPoint, SharePoint, RUN_PARTS,
+};
 use leptos::prelude::*;
 
 fn css(c: plotters::style::RGBColor) -> String {
@@ -19,9 +21,10 @@ fn css(c: plotters::style::RGBColor) -> String {
 pub fn RunCard() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let at = move |f: &dyn Fn(&RunData, &RunPoint) -> String| {
+        // A model that does not fit runs nothing.
         lab.run.with(|d| match d.chosen_point() {
-            Some(p) => f(d, p),
-            None => "—".to_string(),
+            Some(p) if p.fits => f(d, p),
+            _ => "—".to_string(),
         })
     };
     let share = Memo::new(move |_| {
@@ -53,7 +56,7 @@ pub fn RunCard() -> impl IntoView {
                 </div>
                 <div>
                     <dt>"Useful time (" <Term id="ettr">"ETTR"</Term> ")"</dt>
-                    <dd data-testid="ettr">{move || at(&|_, p| format!("{:.0} %", 100.0 * p.ettr))}</dd>
+                    <dd data-testid="ettr">{move || at(&|_, p| format!("{:.1} %", 100.0 * p.ettr))}</dd>
                 </div>
                 <div>
                     <dt>"Time to train"</dt>
@@ -65,7 +68,7 @@ pub fn RunCard() -> impl IntoView {
                 </div>
                 <div>
                     <dt>"Energy"</dt>
-                    <dd data-testid="energy">{move || at(&|_, p| format!("{:.1} MWh", p.energy_mwh))}</dd>
+                    <dd data-testid="energy">{move || at(&|_, p| energy_text(p.energy_mwh))}</dd>
                 </div>
                 <div>
                     <dt>"Cost (example price)"</dt>
