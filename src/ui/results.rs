@@ -82,7 +82,11 @@ pub fn Results() -> impl IntoView {
             <div>
                 <dt>"GPUs idle"</dt>
                 <dd data-testid="idle">
-                    {move || ok(&|r| format!("{:.0} % of the step", 100.0 * (1.0 - r.breakdown.compute / r.breakdown.total())))}
+                    // Replicas strong scaling leaves without a sample idle the whole step.
+                    {move || ok(&|r| {
+                        let active = lab.setup.with(|s| f64::from(s.dp_active) / f64::from(s.dp.max(1)));
+                        format!("{:.0} % of the step", 100.0 * (1.0 - active * r.breakdown.compute / r.breakdown.total()))
+                    })}
                 </dd>
             </div>
         </dl>
