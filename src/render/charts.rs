@@ -295,12 +295,40 @@ fn draw_speedup_with<DB: DrawingBackend>(
     pinned: Option<&ScalingData>,
     st: &Style,
 ) -> DrawResult<PlotArea> {
-    let mut chart = speedup_frame(root, st)?;
     let oom = d.out_of_memory_ranges();
-    shade_oom(&mut chart, &oom, (1.0, MAX_X), st)?;
+    let (ideal, amdahl) = (PALETTE[2], PALETTE[1]);
     let mut entries: Vec<(String, Glyph)> = oom_entry(&oom, st).into_iter().collect();
+    entries.push(("ideal (linear)".into(), Glyph::Line(ideal, true)));
+    entries.push((
+        format!("Amdahl, serial {}", share_text(d.serial_fraction)),
+        Glyph::Line(amdahl, true),
+    ));
+    if pinned.is_some() {
+        entries.push(("A (pinned)".into(), Glyph::Line(PINNED_COLOUR, true)));
+    }
+    let live = if pinned.is_some() {
+        "B (live)"
+    } else {
+        "this cluster (model)"
+    };
+    entries.push((live.into(), Glyph::Line(st.ink(), false)));
+    if let Some(p) = d.chosen_point() {
+        entries.push((
+            format!("chosen: {}", gpus_text(p.gpus)),
+            Glyph::Ring(CHOSEN_COLOUR),
+        ));
+    }
+    let above = legend_above(root, st);
+    let strip;
+    let plot = if above {
+        strip = legend_strip(root, &entries, st)?;
+        &strip
+    } else {
+        root
+    };
+    let mut chart = speedup_frame(plot, st)?;
+    shade_oom(&mut chart, &oom, (1.0, MAX_X), st)?;
     let w = st.px(2.0);
-    let ideal = PALETTE[2];
     chart
         .draw_series(DashedLineSeries::new(
             [(1.0, 1.0), (MAX_X, MAX_X)],
@@ -309,8 +337,6 @@ fn draw_speedup_with<DB: DrawingBackend>(
             ideal.stroke_width(w),
         ))
         .map_err(err)?;
-    entries.push(("ideal (linear)".into(), Glyph::Line(ideal, true)));
-    let amdahl = PALETTE[1];
     chart
         .draw_series(DashedLineSeries::new(
             d.amdahl_curve()
@@ -321,31 +347,25 @@ fn draw_speedup_with<DB: DrawingBackend>(
             amdahl.stroke_width(w),
         ))
         .map_err(err)?;
-    entries.push((
-        format!("Amdahl, serial {}", share_text(d.serial_fraction)),
-        Glyph::Line(amdahl, true),
-    ));
     if let Some(a) = pinned {
         pinned_curve(&mut chart, a, |p| p.speedup.max(1.0), st)?;
-        entries.push(("A (pinned)".into(), Glyph::Line(PINNED_COLOUR, true)));
     }
-    let chosen = live_curve(&mut chart, d, |p| p.speedup.max(1.0), st)?;
-    let live = if pinned.is_some() {
-        "B (live)"
-    } else {
-        "this cluster (model)"
-    };
-    entries.push((live.into(), Glyph::Line(st.ink(), false)));
-    if let Some(gpus) = chosen {
-        entries.push((format!("chosen: {gpus} GPUs"), Glyph::Ring(CHOSEN_COLOUR)));
+    live_curve(&mut chart, d, |p| p.speedup.max(1.0), st)?;
+    if !above {
+        legend(
+            &chart.plotting_area().strip_coord_spec(),
+            &entries,
+            st,
+            Corner::UpperLeft,
+        )?;
     }
-    legend(
-        &chart.plotting_area().strip_coord_spec(),
-        &entries,
-        st,
-        Corner::UpperLeft,
-    )?;
     Ok(area(&chart))
+}
+
+/// Whether a chart's legend goes in rows above the plot rather than in a corner of it: on a
+/// narrow canvas (a phone, a small embed) a corner box covers the curves.
+fn legend_above<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, st: &Style) -> bool {
+    root.dim_in_pixel().0 < st.px(400.0)
 }
 
 fn area<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
@@ -464,14 +484,14 @@ fn draw_efficiency_with<DB: DrawingBackend>(
     };
     entries.push((live.into(), Glyph::Line(ink, false)));
     // With a pinned curve the legend sits above the plot: a slower A runs low on the chart,
-    // where the corner box would cover it.
+    // where the corner box would cover it; so does a narrow canvas's.
+    let above = pinned.is_some() || legend_above(root, st);
     let strip;
-    let plot = match pinned {
-        Some(_) => {
-            strip = legend_strip(root, &entries, st)?;
-            &strip
-        }
-        None => root,
+    let plot = if above {
+        strip = legend_strip(root, &entries, st)?;
+        &strip
+    } else {
+        root
     };
     let mut chart = frame(plot, st, 0f64..1.05, "efficiency", &percent)?;
     shade_oom(&mut chart, &oom, (0.0, 1.05), st)?;
@@ -479,7 +499,7 @@ fn draw_efficiency_with<DB: DrawingBackend>(
         pinned_curve(&mut chart, a, |p| p.efficiency.clamp(0.0, 1.05), st)?;
     }
     live_curve(&mut chart, d, |p| p.efficiency.clamp(0.0, 1.05), st)?;
-    if pinned.is_none() {
+    if !above {
         legend(
             &chart.plotting_area().strip_coord_spec(),
             &entries,
