@@ -499,7 +499,17 @@ pub fn layout(s: &Setup, r: &CollectiveReport, width_css: f64) -> TopologyView {
                 x: x + w / 2.0,
                 y: leaf_y + leaf_h / 2.0,
             },
-            format!("{}/{} nodes{rails}", group(job), group(l)),
+            // More nodes than boxes: say what a box stands for.
+            if l > slots {
+                format!(
+                    "{}/{} nodes{rails} · a box ≈ {} nodes",
+                    group(job),
+                    group(l),
+                    group(l.div_ceil(slots))
+                )
+            } else {
+                format!("{}/{} nodes{rails}", group(job), group(l))
+            },
             Align::Centre,
             Ink::Fg,
             false,

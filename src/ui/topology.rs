@@ -258,7 +258,7 @@ pub fn TopologyPanel() -> impl IntoView {
                 ></canvas>
             </div>
             <ul class="legend topology-legend" aria-hidden="true">
-                <li><span class="swatch job"></span>"this job's node"</li>
+                <li><span class="swatch job"></span>"this job's nodes"</li>
                 <li><span class="swatch" style:background=move || colour(Ink::Other, dark.get())></span>"other jobs' nodes"</li>
                 <li><span class="ramp"></span>"link busy 0 → 100 %"</li>
                 <li><span class="swatch bottleneck"></span>"bottleneck"</li>
