@@ -209,3 +209,14 @@ fn a_latency_bound_sync_is_advised_on_latency() {
         thin.advice
     );
 }
+
+/// A model too large for its GPUs is split over more of them, as Megatron runs it (tensor
+/// parallelism across a node, stages across nodes): Llama 3 405B needs 128 GPUs so, where
+/// sharding everything alone took 1,024.
+#[test]
+fn a_model_too_large_for_its_gpus_is_split_over_more() {
+    let sc = Scenario::parse("model=llama3-405b&gpus=8").unwrap();
+    let fix = gpu_scaling_lab::model::step::fit_fix(&sc).unwrap();
+    let s = fix.scenario.setup().unwrap();
+    assert!(s.gpus <= 128 && s.tp == 8 && s.pp > 1, "{fix}");
+}

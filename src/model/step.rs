@@ -966,9 +966,31 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
             changes,
         });
     }
-    // More GPUs help only when something is sharded across replicas.
+    // More GPUs help only when something is split or sharded across them: the model split
+    // over all of them (tensor parallelism across a node, pipeline stages across nodes, as
+    // Megatron runs a model too large for one node), else everything sharded (ZeRO-3).
     let mut gpus = base.gpus * 2;
     while gpus <= super::scenario::MAX_GPUS {
+        let tp = base.per_node.min(gpus);
+        let pp = gpus / tp;
+        let split = with(&|s| {
+            s.gpus = gpus;
+            s.tp = tp;
+            s.pp = pp;
+            s.tech.recompute = full;
+            s.batch = None;
+        });
+        if pp <= base.workload.layers() && fits(&split) {
+            return Some(FitFix {
+                scenario: split,
+                changes: vec![
+                    ("gpus", gpus.to_string()),
+                    ("tp", tp.to_string()),
+                    ("pp", pp.to_string()),
+                    ("recompute", "full".into()),
+                ],
+            });
+        }
         let s = with(&|s| {
             s.gpus = gpus;
             s.zero = Some(3);
