@@ -5,7 +5,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use gpu_scaling_lab::model::collective::{cost, Algo, Op};
-use gpu_scaling_lab::model::hardware::{FABRICS, NETWORKS};
+use gpu_scaling_lab::model::hardware::{FABRICS, GPUS, NETWORKS};
 use gpu_scaling_lab::model::scenario::Scenario;
 use gpu_scaling_lab::render::series;
 
@@ -28,16 +28,29 @@ fn bench(c: &mut Criterion) {
 
     let counts: Vec<u32> = (0..=16).map(|e| 1u32 << e).collect();
     let algos = [Algo::Ring, Algo::Tree, Algo::Rhd, Algo::Hier];
+    // NVLink and xGMI come with their GPU; any GPU sits on PCIe.
+    let gpu_of: Vec<_> = FABRICS
+        .iter()
+        .map(|f| {
+            let h100 = Scenario::default().gpu;
+            if h100.can_use(f) {
+                h100
+            } else {
+                GPUS.iter().find(|g| g.can_use(f)).unwrap_or(h100)
+            }
+        })
+        .collect();
     c.bench_function(
         "sweep: 17 counts × 8 fabrics × 11 networks × 4 algorithms",
         |b| {
             b.iter(|| {
                 let mut total = 0.0;
-                for f in &FABRICS {
+                for (f, gpu) in FABRICS.iter().zip(&gpu_of) {
                     for n in NETWORKS.iter().skip(1) {
                         for &g in &counts {
                             let sc = Scenario {
                                 gpus: g,
+                                gpu,
                                 intra: Some(f),
                                 inter: Some(n),
                                 ..Scenario::default()
