@@ -209,6 +209,8 @@ fn run_file_command(cmd: &str, args: &[&str]) -> Result<String, String> {
     let mut sc = parse(q)?;
     // What the header says (ranks, GPUs per node, GPU), where the scenario does not.
     let stated: Vec<&str> = q
+        .trim()
+        .trim_start_matches(['#', '?'])
         .split('&')
         .filter_map(|pair| pair.split_once('=').map(|(k, _)| k.trim()))
         .collect();

@@ -193,6 +193,9 @@ pub struct StepReport {
     pub tp: u32,
     /// Pipeline stages.
     pub pp: u32,
+    /// Model chunks per pipeline GPU as run (1 where strong scaling leaves a replica fewer
+    /// micro-batches than stages).
+    pub vpp: u32,
     /// ZeRO stage (resolved).
     pub zero: u8,
     /// Global batch, samples.
@@ -299,6 +302,7 @@ impl StepReport {
             dp: s.dp,
             tp: s.tp,
             pp: s.pp,
+            vpp: s.vpp,
             zero: s.zero,
             batch: s.batch,
             micro: s.micro,
@@ -369,6 +373,7 @@ const STEP_METRICS: &[(&str, Getter<StepReport>)] = &[
     ("dp", |r| f64::from(r.dp)),
     ("tp", |r| f64::from(r.tp)),
     ("pp", |r| f64::from(r.pp)),
+    ("vpp", |r| f64::from(r.vpp)),
     ("zero", |r| f64::from(r.zero)),
     ("batch", |r| r.batch as f64),
     ("micro", |r| f64::from(r.micro)),

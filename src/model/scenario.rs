@@ -604,10 +604,16 @@ impl Scenario {
 
     /// Validates the scenario after the keys in `changed` were set. A choice another change
     /// leaves without meaning is dropped, as the app drops its control, rather than refusing the
-    /// change: PCIe peer-to-peer when the node is no longer PCIe, and an NVLink or xGMI
-    /// generation when the GPU changes (the new GPU's own link follows).
+    /// change: PCIe peer-to-peer when the node is no longer PCIe, an NVLink or xGMI generation
+    /// when the GPU changes (the new GPU's own link follows), a token budget when the model has
+    /// no tokens, and a tensor parallelism the new model's heads do not split into.
     pub fn validate_after(&mut self, changed: &[&str]) -> Result<(), ModelError> {
-        const DROPPED: [(&str, &str); 2] = [("p2p", "p2p"), ("gpu+intra", "intra")];
+        const DROPPED: [(&str, &str); 4] = [
+            ("p2p", "p2p"),
+            ("gpu+intra", "intra"),
+            ("tokens", "tokens"),
+            ("tp+heads", "tp"),
+        ];
         loop {
             match self.validate() {
                 Err(e) => {
@@ -645,7 +651,7 @@ impl Scenario {
     }
 
     /// GPUs per node as given (8 when not), before a small job is fitted into one node.
-    fn node_size(&self) -> u32 {
+    pub fn node_size(&self) -> u32 {
         self.per_node.unwrap_or(8)
     }
 
@@ -854,9 +860,7 @@ impl Scenario {
                     format!("hidden={hidden} must be a multiple of heads={heads}"),
                 ));
             }
-            // Tensor parallelism gives each rank whole attention heads (Megatron-LM:
-            // `num_attention_heads` must be divisible by the tensor-parallel size).
-            if heads % tp != 0 {
+            if !workload.splits_over(tp) {
                 return Err(ModelError::new(
                     "tp+heads",
                     format!("tp={tp} must divide the {heads} attention heads: each rank computes whole heads"),
@@ -909,6 +913,15 @@ impl Scenario {
             (None, Some(_)) => Attn::Flash,
             (None, None) => Attn::Eager,
         };
+        if self.tokens.is_some() && workload.tokens_per_sample().is_none() {
+            return Err(ModelError::new(
+                "tokens",
+                format!(
+                    "model={} has no tokens to count; give its data budget as samples",
+                    workload.id
+                ),
+            ));
+        }
         if self.fill < 1.0 && workload.tokens_per_sample().is_none() {
             return Err(ModelError::new(
                 "fill",
@@ -1049,7 +1062,10 @@ impl Scenario {
                 bg_load: self.bg_load,
             },
         };
-        if self.pod_gpus.is_some() && setup.topo.pod_nodes <= setup.topo.leaf_nodes {
+        if self.pod_gpus.is_some()
+            && setup.nodes() > 1
+            && setup.topo.pod_nodes <= setup.topo.leaf_nodes
+        {
             return Err(ModelError::new(
                 "pod_gpus",
                 format!(
@@ -1078,7 +1094,8 @@ fn default_network(gpu: &Gpu, nodes: u32) -> &'static Network {
         match gpu.id {
             "v100" => "ib-edr",
             "a100" => "ib-hdr",
-            "b200" => "ib-xdr",
+            // DGX B200: eight ConnectX-7 at 400 Gb/s on PCIe Gen5 (XDR needs ConnectX-8).
+            "b200" => "ib-ndr",
             "mi300x" => "roce400",
             "rtx4090" => "tcp25",
             _ => "ib-ndr",

@@ -91,6 +91,8 @@ pub struct CommParts {
     pub dp: f64,
     /// Whether the data-parallel collectives cross nodes.
     pub dp_crosses_nodes: bool,
+    /// Whether the pipeline's sends cross nodes.
+    pub pp_crosses_nodes: bool,
     /// The tensor-parallel part left exposed (all of it unless it overlaps the GEMMs).
     pub tp_exposed: f64,
 }
@@ -198,8 +200,11 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
     let t_mb = micro_batch_time(s, tp, pp) * imbalance;
     let mut compute = t_mb * mf;
     // Interleaved 1F1B (Narayanan et al. 2021 §2.2.2): with v model chunks per GPU the bubble
-    // shrinks to (p−1)/v micro-batch times.
-    let bubble = t_mb * f64::from(pp - 1) / f64::from(s.vpp);
+    // shrinks to (p−1)/v micro-batch times. With uneven stages the steady state runs at the
+    // fullest stage's pace (m·t_max) and the fill and drain pass once through every stage
+    // (p·t_mean): the bubble is p·t_mean − t_max.
+    let t_mean = t_mb / imbalance;
+    let bubble = t_mean * (f64::from(pp) - imbalance) / f64::from(s.vpp);
 
     // Tensor parallel: 4 all-reduces per layer per micro-batch (2 forward, 2 backward), 6 with
     // full recomputation (Narayanan et al. 2021 §3.2); with sequence parallelism each becomes a
@@ -239,6 +244,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             .unwrap_or(w.activation_bytes_per_sample(&acts, 1.0 / 50.0))
             / f64::from(tp);
         let same_node = tp * 2 <= c.per_node;
+        comm.pp_crosses_nodes = !same_node;
         comm.pp = 2.0 * mf * f64::from(s.vpp) * collective::p2p_time(c, bytes, same_node);
     }
     // Data parallel: gradient bytes each GPU holds, synchronised over dp replicas that sit
@@ -434,7 +440,8 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
     let act_scale = p.activation_scale();
     let layer_share = 1.0 / f64::from(pp);
     // The loss runs on the last stage; like the output layer's FLOPs, it is shared over the
-    // stages (the model's stages are balanced).
+    // stages here (a stage's share of the layers; the fullest stage's is applied by the caller,
+    // `Setup::stage_imbalance`).
     let mut traffic = (w.traffic_bytes_per_sample(&acts, 1.0) * act_scale
         + w.loss_traffic_bytes_per_sample(tp))
         * layer_share;
@@ -835,6 +842,23 @@ fn comm_verdict(
                 faster_on(&intra2)
             ),
         )
+    } else if parts.pp >= dp {
+        let (more, bandwidth) = if parts.pp_crosses_nodes {
+            let net2 = Cluster {
+                net_scale: c.net_scale * 2.0,
+                ..*c
+            };
+            ("NIC", faster_on(&net2))
+        } else {
+            ("intra-node", faster_on(&intra2))
+        };
+        Verdict::new(
+            Bottleneck::Pipeline,
+            format!("{pct:.0} % of the step waits on activations sent between pipeline stages."),
+            format!(
+                "2× {more} bandwidth → {bandwidth:.2}× faster; or fewer stages (a smaller pp)."
+            ),
+        )
     } else {
         // A sync of many small messages over many ranks waits on latency, not bandwidth: the
         // advice names the lever that moves the step.
@@ -969,9 +993,17 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     // More GPUs help only when something is split or sharded across them: the model split
     // over all of them (tensor parallelism across a node, pipeline stages across nodes, as
     // Megatron runs a model too large for one node), else everything sharded (ZeRO-3).
+    // The node as stated (a one-GPU job's resolved node is that GPU), and the widest tensor
+    // parallelism inside it that splits the heads.
+    let node = sc.node_size();
+    let widest_tp = (0..=node.ilog2())
+        .rev()
+        .map(|e| 1u32 << e)
+        .find(|&t| base.workload.splits_over(t))
+        .unwrap_or(1);
     let mut gpus = base.gpus * 2;
     while gpus <= super::scenario::MAX_GPUS {
-        let tp = base.per_node.min(gpus);
+        let tp = widest_tp.min(gpus);
         let pp = gpus / tp;
         let split = with(&|s| {
             s.gpus = gpus;
@@ -981,14 +1013,18 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
             s.batch = None;
         });
         if pp <= base.workload.layers() && fits(&split) {
+            let mut changes = vec![("gpus", gpus.to_string())];
+            for (key, now, then) in [("tp", base.tp, tp), ("pp", base.pp, pp)] {
+                if now != then {
+                    changes.push((key, then.to_string()));
+                }
+            }
+            if base.tech.recompute != full {
+                changes.push(("recompute", "full".into()));
+            }
             return Some(FitFix {
                 scenario: split,
-                changes: vec![
-                    ("gpus", gpus.to_string()),
-                    ("tp", tp.to_string()),
-                    ("pp", pp.to_string()),
-                    ("recompute", "full".into()),
-                ],
+                changes,
             });
         }
         let s = with(&|s| {

@@ -879,6 +879,15 @@ impl Workload {
         }
     }
 
+    /// Whether tensor parallelism of `tp` ranks splits the model: each rank computes whole
+    /// attention heads (Megatron-LM: `num_attention_heads` divisible by the tensor-parallel size).
+    pub fn splits_over(&self, tp: u32) -> bool {
+        match self.arch {
+            Arch::Transformer { heads, .. } => tp > 0 && heads % tp == 0,
+            Arch::Generic { .. } => true,
+        }
+    }
+
     /// Number of layers (for splitting by pipeline stages); generic models count as 50.
     pub fn layers(&self) -> u32 {
         match self.arch {

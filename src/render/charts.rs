@@ -629,7 +629,6 @@ pub fn draw_compare<DB: DrawingBackend>(
     Ok(area(&chart))
 }
 
-/// Days on the time-to-train axis: "0.01", "1", "100".
 /// A duration given in days, in the unit that reads best: "120 d", "2.4 h", "14 min", "8.6 s".
 fn days_label(v: &f64) -> String {
     let short = |x: f64, unit: &str| {

@@ -346,6 +346,8 @@ fn findings(
             "The network between nodes bounds the run. Check that every NIC is used (NCCL_DEBUG=INFO lists the NET/IB devices NCCL picked; NCCL_IB_HCA must not leave any out), that GPUDirect RDMA is on (nvidia-peermem loaded, GDRDMA in the log), that each port runs at its rated speed (ibstat, ethtool), and on RoCE that PFC/ECN congestion control is set up."
         } else if pcie {
             "The GPUs inside a node talk over PCIe, through the host (see the next point)."
+        } else if s.intra.id == "xgmi" {
+            "The GPUs' links inside a node bound the run. Check that every xGMI link is up (rocm-smi --showtopo), that peer-to-peer is not disabled (NCCL_P2P_DISABLE), and that RCCL uses all of the mesh's channels; one GPU throttled by power or heat slows the whole ring."
         } else {
             "The GPUs' links inside a node bound the run. Check that every NVLink is up (nvidia-smi nvlink --status), that the NVSwitch Fabric Manager is running, and that peer-to-peer is not disabled (NCCL_P2P_DISABLE, NCCL_P2P_LEVEL); one GPU throttled by power or heat slows the whole ring."
         };

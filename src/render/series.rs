@@ -297,7 +297,7 @@ pub fn duration(s: f64) -> String {
 /// Pin and compare (issue 15): a pinned scenario A beside the live scenario B. Everything here
 /// is pure so it is tested natively; the page keeps A in a signal and reads these.
 pub mod pin {
-    use super::{duration, gpus_text, ScalingData};
+    use super::{duration, gpus_text, speedup_text, ScalingData};
     use crate::model::scenario::Scenario;
     use crate::model::step::StepResult;
     use crate::model::ModelError;
@@ -545,8 +545,8 @@ pub mod pin {
     pub fn takeaway(a: &ScalingData) -> String {
         match a.chosen_point() {
             Some(p) => format!(
-                " The pinned scenario A (dashed) reaches {:.1}× at its {} ({:.0} % of ideal).",
-                p.speedup,
+                " The pinned scenario A (dashed) reaches {} at its {} ({:.0} % of ideal).",
+                speedup_text(p.speedup),
                 gpus_text(p.gpus),
                 100.0 * p.efficiency
             ),

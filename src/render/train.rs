@@ -391,7 +391,7 @@ impl RunData {
             " — does not fit in memory"
         };
         format!(
-            "{}: {} (step time alone {}, ideal {}); ETTR {:.0} %, stragglers +{:.0} %, {:.1}× the steps; {} at the example price{oom}",
+            "{}: {} (step time alone {}, ideal {}); ETTR {:.1} %, stragglers +{:.0} %, {:.1}× the steps; {} at the example price{oom}",
             gpus_text(p.gpus),
             days_text(p.days),
             days_text(p.step_only_days),

@@ -493,14 +493,15 @@ pub fn Controls() -> impl IntoView {
                 label="Tensor parallel (tp)"
                 key="tp"
                 testid="tp"
-                options=Signal::derive(move || {
-                    let pn = lab.setup.with(|s| s.per_node);
+                // Inside a node, and whole attention heads per rank.
+                options=Signal::derive(move || lab.setup.with(|s| {
                     PER_NODE_STEPS
                         .iter()
-                        .filter(|t| **t <= u64::from(pn))
+                        .filter_map(|t| u32::try_from(*t).ok())
+                        .filter(|t| *t <= s.per_node && s.workload.splits_over(*t))
                         .map(|t| (t.to_string(), t.to_string()))
                         .collect()
-                })
+                }))
                 value=Signal::derive(move || sc.with(|s| s.tp.to_string()))
             />
             <Choice label="Sequence parallelism (sp)" key="sp" testid="sp"

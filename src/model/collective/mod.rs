@@ -191,8 +191,11 @@ impl Cluster {
 
     /// Achievable bandwidth of a node's NICs together (their share, `net_scale`), bytes/s: NCCL
     /// spreads channels over all NICs of a node. The GPUs reach the NICs over their own PCIe
-    /// links (GPUDirect RDMA), so NICs beyond one per GPU carry no more than those links' line
-    /// rate.
+    /// links (GPUDirect RDMA), so the NICs carry no more than those links' line rate: more NICs
+    /// than GPUs, or NICs faster than a GPU's PCIe generation (800 Gb/s XDR on Gen5). The line
+    /// rate, not PCIe's achievable share inside a node: each generation's NICs reach their own
+    /// figure through the same links ([`crate::model::hardware::Gpu::host_link`]). A calibration
+    /// (`calib_net`) scales the NICs, so it cannot lift a node past this cap.
     pub fn node_net_bw(&self) -> f64 {
         let nics = self.inter.nic_bw() * f64::from(self.nics) * self.net_scale;
         let gpus = f64::from(self.per_node.min(self.gpus).max(1));
@@ -579,14 +582,18 @@ pub fn p2p_time(c: &Cluster, bytes: f64, same_node: bool) -> f64 {
             c.intra_bw()
         };
         (p.base_latency_us(Algo::Ring, lib) + p.hop_latency_us(Algo::Ring, c.intra_link(), lib))
+            * c.lat_scale
             * 1e-6
-            + bytes / bw
+            + bytes / (bw * c.intra_scale)
     } else {
-        let per_gpu_nics = (f64::from(c.nics) / f64::from(c.per_node.max(1))).min(1.0);
-        let bw = c.inter.nic_bw() * per_gpu_nics;
+        // One GPU's share of the node's NICs (as the collectives see them: shared, capped by
+        // the PCIe links, scaled), at most one NIC.
+        let share = c.node_net_bw() / f64::from(c.per_node.min(c.gpus).max(1));
+        let bw = share.min(c.inter.nic_bw() * c.net_scale);
         (p.base_latency_us(Algo::Ring, lib)
             + p.hop_latency_us(Algo::Ring, Link::Network, lib)
             + c.inter.extra_latency_us)
+            * c.lat_scale
             * 1e-6
             + bytes / bw.max(1.0)
     }
