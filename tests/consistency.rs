@@ -284,3 +284,17 @@ fn a_model_without_tokens_refuses_a_token_budget() {
     assert_eq!(refused("model=resnet50&tokens=1T"), "tokens");
     assert_eq!(refused("model=custom&params=7e9&tokens=1T"), "tokens");
 }
+
+/// A node whose NICs outrun its GPUs' PCIe links (one GPU, eight NDR NICs) is advised on the
+/// links that bind, not on faster NICs.
+#[test]
+fn a_sync_bound_by_pcie_is_advised_on_pcie() {
+    let r = step("model=custom&params=3e9&seq=64&gpus=64&per_node=1&nics=8&inter=ib-ndr&zero=0");
+    assert!(
+        r.advice.starts_with("The GPUs' own PCIe links"),
+        "{}",
+        r.advice
+    );
+    let usual = step("model=custom&params=3e9&seq=64&gpus=64&per_node=8&inter=ib-ndr&zero=0");
+    assert!(!usual.advice.contains("PCIe"), "{}", usual.advice);
+}

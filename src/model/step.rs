@@ -885,7 +885,14 @@ fn comm_verdict(
                 faster_on(&intra2),
             )
         };
-        let advice = if half_latency > bandwidth {
+        // The node's NICs are faster than its GPUs' PCIe links can feed them.
+        let nics = c.inter.nic_bw() * f64::from(c.nics) * c.net_scale;
+        let host_bound = parts.dp_crosses_nodes && c.node_net_bw() < nics * (1.0 - 1e-9);
+        let advice = if host_bound {
+            format!(
+                "The GPUs' own PCIe links, not the NICs, bound the sync: 2× NIC bandwidth gives {bandwidth:.2}×, half the latency {half_latency:.2}×; fewer bytes (bf16 gradients, ZeRO) or GPUs on a newer PCIe generation help."
+            )
+        } else if half_latency > bandwidth {
             format!(
                 "It is latency-bound: half the latency → {half_latency:.2}× faster, 2× {more} bandwidth only {bandwidth:.2}×; fewer, larger messages (bigger buckets, fewer data-parallel ranks) help."
             )
