@@ -120,7 +120,7 @@ test('a setup that does not fit is greyed and its fix is one click away', async 
     await fix.click();
     await note.waitFor({ state: 'detached' });
     assert.match(await page.locator('[data-testid=memory]').textContent(), /— fits/);
-    await page.waitForFunction(() => !location.hash.includes('zero=0'));
+    await page.waitForFunction(() => location.hash.includes('tp=8'));
     // The fix is a discrete action: Back returns to the setup that did not fit.
     await page.goBack();
     await note.waitFor();
