@@ -833,6 +833,10 @@ fn comm_verdict(
         intra_scale: c.intra_scale * 2.0,
         ..*c
     };
+    let net2 = Cluster {
+        net_scale: c.net_scale * 2.0,
+        ..*c
+    };
     if tp >= parts.pp && tp >= dp {
         Verdict::new(
             Bottleneck::TensorParallel,
@@ -844,10 +848,6 @@ fn comm_verdict(
         )
     } else if parts.pp >= dp {
         let (more, bandwidth) = if parts.pp_crosses_nodes {
-            let net2 = Cluster {
-                net_scale: c.net_scale * 2.0,
-                ..*c
-            };
             ("NIC", faster_on(&net2))
         } else {
             ("intra-node", faster_on(&intra2))
@@ -867,10 +867,6 @@ fn comm_verdict(
             ..*c
         });
         let (bottleneck, text, more, bandwidth) = if parts.dp_crosses_nodes {
-            let net2 = Cluster {
-                net_scale: c.net_scale * 2.0,
-                ..*c
-            };
             (
                 Bottleneck::Network,
                 "the inter-node gradient sync",
@@ -890,7 +886,7 @@ fn comm_verdict(
         let host_bound = parts.dp_crosses_nodes && c.node_net_bw() < nics * (1.0 - 1e-9);
         let advice = if host_bound {
             format!(
-                "The GPUs' own PCIe links, not the NICs, bound the sync: 2× NIC bandwidth gives {bandwidth:.2}×, half the latency {half_latency:.2}×; fewer bytes (bf16 gradients, ZeRO) or GPUs on a newer PCIe generation help."
+                "The GPUs' own PCIe links, not the NICs, bound the sync: 2× NIC bandwidth gives {bandwidth:.2}×, half the latency {half_latency:.2}×; fewer bytes (bf16 gradients) or GPUs on a newer PCIe generation help."
             )
         } else if half_latency > bandwidth {
             format!(
