@@ -496,7 +496,13 @@ impl Explained {
                 if c.tier == "network" { "calib_net" } else { "calib_intra" },
                 c.bandwidth_factor,
                 c.latency_factor
-            ),
+            ) + if c.tier == "network" {
+                // The plateau moves less than the factor where the node's own links carry part
+                // of the time.
+                " Only the network's share of the time scales, so the factor can be larger than the plateau's gap."
+            } else {
+                ""
+            },
             Err(e) => format!("No calibration: {e}."),
         }
     }
