@@ -113,6 +113,8 @@ test('a setup that does not fit is greyed and its fix is one click away', async 
     assert.match(await note.textContent(), /Does not fit in memory — these numbers are what it would do if it fit/);
     const opacity = await page.evaluate(() => Number(getComputedStyle(document.querySelector('[data-testid=step-time]')).opacity));
     assert.ok(opacity < 0.8, `the headline numbers are greyed (${opacity})`);
+    assert.equal(await page.locator('[data-testid=run-note]').textContent(), 'Nothing is timed until the model fits in memory.');
+    assert.equal(await page.locator('[data-testid=time-to-train]').textContent(), '—');
     const fix = page.locator('[data-testid=apply-fix]');
     assert.match(await fix.textContent(), /^Apply: /);
     await page.locator('#results').scrollIntoViewIfNeeded();

@@ -99,14 +99,16 @@ pub fn RunCard() -> impl IntoView {
                 <Term id="mttf">"MTTF"</Term> ", " <Term id="straggler">"stragglers"</Term> ", "
                 <Term id="checkpoint">"checkpoints"</Term></p>
             <p class="hint" data-testid="run-note">
-                {move || at(&|d, p| format!(
+                {move || if lab.run.with(|d| d.chosen_point().is_some_and(|p| !p.fits)) {
+                    "Nothing is timed until the model fits in memory.".to_string()
+                } else { at(&|d, p| format!(
                     "Elapsed time per step, with the time lost to checkpoints, redone work and restarts spread over the steps. Budget: {}; the batch of {} samples against a critical batch of {} needs {:.1}× the steps of budget ÷ batch. Cost at an example price of ${:.2} per GPU-hour (prices vary by provider and commitment).",
                     d.budget_text(),
                     crate::render::series::group_u64(p.batch as u64),
                     crate::render::series::group_u64(d.critical_batch.round() as u64),
                     p.batch_factor(d.critical_batch),
                     d.price
-                ))}
+                )) }}
             </p>
         </div>
     }
