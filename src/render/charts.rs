@@ -319,14 +319,8 @@ fn draw_speedup_with<DB: DrawingBackend>(
         ));
     }
     let above = legend_above(root, st);
-    let strip;
-    let plot = if above {
-        strip = legend_strip(root, &entries, st)?;
-        &strip
-    } else {
-        root
-    };
-    let mut chart = speedup_frame(plot, st)?;
+    let plot = plot_below_legend(root, &entries, st, above)?;
+    let mut chart = speedup_frame(&plot, st)?;
     shade_oom(&mut chart, &oom, (1.0, MAX_X), st)?;
     let w = st.px(2.0);
     chart
@@ -360,6 +354,21 @@ fn draw_speedup_with<DB: DrawingBackend>(
         )?;
     }
     Ok(area(&chart))
+}
+
+/// The area the plot gets: below a legend strip when the legend goes `above` ([`legend_strip`]),
+/// else all of `root` (the legend then goes in a corner once the curves are drawn).
+fn plot_below_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    entries: &[(String, Glyph)],
+    st: &Style,
+    above: bool,
+) -> DrawResult<DrawingArea<DB, Shift>> {
+    if above {
+        legend_strip(root, entries, st)
+    } else {
+        Ok(root.clone())
+    }
 }
 
 /// Whether a chart's legend goes in rows above the plot rather than in a corner of it: on a
@@ -486,14 +495,8 @@ fn draw_efficiency_with<DB: DrawingBackend>(
     // With a pinned curve the legend sits above the plot: a slower A runs low on the chart,
     // where the corner box would cover it; so does a narrow canvas's.
     let above = pinned.is_some() || legend_above(root, st);
-    let strip;
-    let plot = if above {
-        strip = legend_strip(root, &entries, st)?;
-        &strip
-    } else {
-        root
-    };
-    let mut chart = frame(plot, st, 0f64..1.05, "efficiency", &percent)?;
+    let plot = plot_below_legend(root, &entries, st, above)?;
+    let mut chart = frame(&plot, st, 0f64..1.05, "efficiency", &percent)?;
     shade_oom(&mut chart, &oom, (0.0, 1.05), st)?;
     if let Some(a) = pinned {
         pinned_curve(&mut chart, a, |p| p.efficiency.clamp(0.0, 1.05), st)?;
