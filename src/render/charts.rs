@@ -207,6 +207,27 @@ pub fn draw_with_pin<DB: DrawingBackend>(
 /// ideal's sky blue.
 pub const PINNED_COLOUR: RGBColor = PALETTE[5];
 
+/// A scaling chart's curves, the pinned A's (if any) under the live one, and the legend in
+/// `corner` (`None` when it went above the plot).
+fn curves_and_legend<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
+    chart: &mut GpuChart<'a, DB, Y>,
+    d: &ScalingData,
+    pinned: Option<&ScalingData>,
+    y: impl Fn(&Point) -> f64 + Copy,
+    entries: &[(String, Glyph)],
+    corner: Option<Corner>,
+    st: &Style,
+) -> DrawResult<()> {
+    if let Some(a) = pinned {
+        pinned_curve(chart, a, y, st)?;
+    }
+    live_curve(chart, d, y, st)?;
+    if let Some(at) = corner {
+        legend(&chart.plotting_area().strip_coord_spec(), entries, st, at)?;
+    }
+    Ok(())
+}
+
 /// Draws A's curve (`y` of each point) dashed, with triangle markers so it differs from the
 /// live curve by shape as well as colour (its legend entry: "A (pinned)", a dashed line).
 fn pinned_curve<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
@@ -341,18 +362,16 @@ fn draw_speedup_with<DB: DrawingBackend>(
             amdahl.stroke_width(w),
         ))
         .map_err(err)?;
-    if let Some(a) = pinned {
-        pinned_curve(&mut chart, a, |p| p.speedup.max(1.0), st)?;
-    }
-    live_curve(&mut chart, d, |p| p.speedup.max(1.0), st)?;
-    if !above {
-        legend(
-            &chart.plotting_area().strip_coord_spec(),
-            &entries,
-            st,
-            Corner::UpperLeft,
-        )?;
-    }
+    let corner = (!above).then_some(Corner::UpperLeft);
+    curves_and_legend(
+        &mut chart,
+        d,
+        pinned,
+        |p| p.speedup.max(1.0),
+        &entries,
+        corner,
+        st,
+    )?;
     Ok(area(&chart))
 }
 
@@ -498,18 +517,9 @@ fn draw_efficiency_with<DB: DrawingBackend>(
     let plot = plot_below_legend(root, &entries, st, above)?;
     let mut chart = frame(&plot, st, 0f64..1.05, "efficiency", &percent)?;
     shade_oom(&mut chart, &oom, (0.0, 1.05), st)?;
-    if let Some(a) = pinned {
-        pinned_curve(&mut chart, a, |p| p.efficiency.clamp(0.0, 1.05), st)?;
-    }
-    live_curve(&mut chart, d, |p| p.efficiency.clamp(0.0, 1.05), st)?;
-    if !above {
-        legend(
-            &chart.plotting_area().strip_coord_spec(),
-            &entries,
-            st,
-            Corner::LowerLeft,
-        )?;
-    }
+    let corner = (!above).then_some(Corner::LowerLeft);
+    let y = |p: &Point| p.efficiency.clamp(0.0, 1.05);
+    curves_and_legend(&mut chart, d, pinned, y, &entries, corner, st)?;
     Ok(area(&chart))
 }
 
