@@ -33,6 +33,9 @@ pub struct ScalingData {
     pub weak: bool,
     /// Strong scaling only: where the fixed batch leaves data-parallel replicas without work.
     pub idle: Option<Idle>,
+    /// Strong scaling with interleaving only: the first GPU count where a replica has fewer
+    /// micro-batches than stages, so the plain 1F1B schedule runs.
+    pub plain_from: Option<u32>,
 }
 
 /// Strong scaling past the batch: the global batch has fewer samples than there are
@@ -92,6 +95,18 @@ pub fn scaling_data_from(sc: &Scenario, pts: &[sweep::SweepPoint]) -> ScalingDat
         chosen: sc.gpus,
         weak,
         idle: if weak { None } else { idle(sc, pts) },
+        plain_from: if weak || sc.vpp == 1 {
+            None
+        } else {
+            pts.iter()
+                .filter(|p| p.result.is_ok())
+                .map(|p| p.gpus)
+                .find(|&gpus| {
+                    Scenario { gpus, ..sc.clone() }
+                        .setup()
+                        .is_ok_and(|s| s.vpp < sc.vpp)
+                })
+        },
     }
 }
 
@@ -198,6 +213,12 @@ impl ScalingData {
                     gpus_text(idle.from)
                 ));
             }
+        }
+        if let Some(n) = self.plain_from {
+            s.push_str(&format!(
+                " From {} on a replica has fewer micro-batches than pipeline stages: interleaving needs at least as many, so the plain 1F1B schedule runs.",
+                gpus_text(n)
+            ));
         }
         if self.weak {
             s.push_str(" Amdahl's law assumes a fixed amount of work; here each GPU brings its own batch (weak scaling, Gustafson's view), so the curve can outrun it beyond the chosen count.");
@@ -796,6 +817,19 @@ mod tests {
             row(16)[w],
             "the networks differ across two nodes"
         );
+    }
+
+    #[test]
+    fn strong_scaling_says_where_interleaving_stops() {
+        let d = scaling_data(&sc(
+            "scaling=strong&model=llama3-70b&tp=8&pp=4&vpp=2&gpus=32",
+        ));
+        assert_eq!(d.plain_from, Some(256));
+        assert!(d
+            .speedup_takeaway()
+            .contains("From 256 GPUs on a replica has fewer micro-batches than pipeline stages"));
+        let weak = scaling_data(&sc("model=llama3-70b&tp=8&pp=4&vpp=2&gpus=32"));
+        assert_eq!(weak.plain_from, None);
     }
 
     #[test]
