@@ -252,7 +252,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
     let grad_bytes = w.params / per_gpu_share * s.grad_bytes();
     let mp = tp * pp;
     let dp_per_node = (c.per_node / mp).max(1).min(dp);
-    let groups_per_node = f64::from(c.per_node.min(c.gpus)) / f64::from(dp_per_node);
+    let groups_per_node = f64::from(c.node_gpus()) / f64::from(dp_per_node);
     let mut dp_exposed = 0.0;
     if dp > 1 {
         let dp_cluster = Cluster {
@@ -356,7 +356,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
 
     // Data: the node's loader must deliver its replicas' samples within the step; loading
     // overlaps the step, so only the excess waits.
-    let replicas_per_node = f64::from(c.per_node.min(c.gpus)) / f64::from(mp).max(1.0);
+    let replicas_per_node = f64::from(c.node_gpus()) / f64::from(mp).max(1.0);
     let samples_per_node = mf * f64::from(micro) * replicas_per_node.max(1.0 / f64::from(mp));
     let load = samples_per_node / s.data_rate;
     let busy = compute + comm_exposed + serial + bubble;

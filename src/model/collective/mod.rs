@@ -169,6 +169,11 @@ impl Cluster {
         self.gpus / self.per_node.max(1)
     }
 
+    /// GPUs in one node of this job (a job smaller than a node uses part of one).
+    pub fn node_gpus(&self) -> u32 {
+        self.per_node.min(self.gpus).max(1)
+    }
+
     /// Achievable bandwidth of one GPU into the node fabric, bytes/s. Without PCIe
     /// peer-to-peer every hop is relayed through host memory (NCCL's SHM transport) at
     /// [`SHM_EFF`] of the PCIe rate, and a ring over more than one CPU socket's GPUs crosses the
@@ -176,9 +181,8 @@ impl Cluster {
     pub fn intra_bw(&self) -> f64 {
         let bw = self.intra.gpu_bw();
         let bw = if self.intra.kind == FabricKind::Pcie && !self.p2p {
-            let in_node = self.gpus.min(self.per_node);
             let relayed = bw * SHM_EFF;
-            if in_node > GPUS_PER_SOCKET {
+            if self.node_gpus() > GPUS_PER_SOCKET {
                 relayed.min(SOCKET_LINK_GBS * 1e9)
             } else {
                 relayed
@@ -198,8 +202,7 @@ impl Cluster {
     /// (`calib_net`) scales the NICs, so it cannot lift a node past this cap.
     pub fn node_net_bw(&self) -> f64 {
         let nics = self.inter.nic_bw() * f64::from(self.nics) * self.net_scale;
-        let gpus = f64::from(self.per_node.min(self.gpus).max(1));
-        nics.min(self.gpu.host_link_bw() * gpus)
+        nics.min(self.gpu.host_link_bw() * f64::from(self.node_gpus()))
     }
 
     /// Link class inside a node.
@@ -588,7 +591,7 @@ pub fn p2p_time(c: &Cluster, bytes: f64, same_node: bool) -> f64 {
     } else {
         // One GPU's share of the node's NICs (as the collectives see them: shared, capped by
         // the PCIe links, scaled), at most one NIC.
-        let share = c.node_net_bw() / f64::from(c.per_node.min(c.gpus).max(1));
+        let share = c.node_net_bw() / f64::from(c.node_gpus());
         let bw = share.min(c.inter.nic_bw() * c.net_scale);
         (p.base_latency_us(Algo::Ring, lib)
             + p.hop_latency_us(Algo::Ring, Link::Network, lib)

@@ -321,7 +321,7 @@ impl RoundBase {
 /// NVLink (or PCIe) latencies on the chain inside a node and network latencies between nodes;
 /// spread evenly over the ticks of one pass down the tree's height.
 pub(super) fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
-    let g = c.per_node.min(c.gpus).max(1);
+    let g = c.node_gpus();
     let k = c.nodes().max(1);
     let lib = c.gpu.library;
     let intra = p.hop_latency_us(Algo::Tree, c.intra_link(), lib);
