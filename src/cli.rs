@@ -208,10 +208,7 @@ fn run_file_command(cmd: &str, args: &[&str]) -> Result<String, String> {
     }
     let mut sc = parse(q)?;
     // What the header says (ranks, GPUs per node, GPU), where the scenario does not.
-    let stated: Vec<&str> = q
-        .trim()
-        .trim_start_matches(['#', '?'])
-        .split('&')
+    let stated: Vec<&str> = Scenario::pairs(q)
         .filter_map(|pair| pair.split_once('=').map(|(k, _)| k.trim()))
         .collect();
     for (key, value) in header_keys(&run) {

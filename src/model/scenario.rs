@@ -510,13 +510,21 @@ impl Scenario {
         }
     }
 
+    /// The `key=value` pairs of a scenario string as the parser reads them: a leading `#` or
+    /// `?` (a pasted link) dropped, empty pairs skipped.
+    pub fn pairs(s: &str) -> impl Iterator<Item = &str> {
+        s.trim()
+            .trim_start_matches(['#', '?'])
+            .split('&')
+            .filter(|p| !p.trim().is_empty())
+    }
+
     /// Lenient parse: a bad value keeps its default; every problem is returned.
     pub fn parse_lenient(s: &str) -> (Scenario, Vec<ModelError>) {
         let mut sc = Scenario::default();
         let mut errs = Vec::new();
         let mut seen: Vec<String> = Vec::new();
-        let body = s.trim().trim_start_matches(['#', '?']);
-        for pair in body.split('&').filter(|p| !p.trim().is_empty()) {
+        for pair in Scenario::pairs(s) {
             let Some((k, v)) = pair.split_once('=') else {
                 errs.push(ModelError::new(
                     pair.trim(),
