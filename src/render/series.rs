@@ -1,7 +1,7 @@
 //! The numbers behind the scaling charts and their plain-language takeaways.
 
 use crate::model::hardware::Network;
-use crate::model::scenario::{Scenario, MAX_GPUS};
+use crate::model::scenario::{Scenario, Setup, MAX_GPUS};
 use crate::model::step::Breakdown;
 use crate::model::sweep::{self, amdahl};
 
@@ -89,37 +89,40 @@ pub fn scaling_data(sc: &Scenario) -> ScalingData {
 pub fn scaling_data_from(sc: &Scenario, pts: &[sweep::SweepPoint]) -> ScalingData {
     let serial_fraction = sweep::fitted_serial_fraction(sc, pts);
     let weak = sc.scaling == crate::model::scenario::Scaling::Weak;
+    // Strong scaling's notes read the valid counts' resolved setups: resolved once, for both.
+    let setups: Vec<Setup> = if weak {
+        Vec::new()
+    } else {
+        pts.iter()
+            .filter(|p| p.result.is_ok())
+            .filter_map(|p| {
+                Scenario {
+                    gpus: p.gpus,
+                    ..sc.clone()
+                }
+                .setup()
+                .ok()
+            })
+            .collect()
+    };
     ScalingData {
         points: points(pts),
         serial_fraction,
         chosen: sc.gpus,
         weak,
-        idle: if weak { None } else { idle(sc, pts) },
-        plain_from: if weak || sc.vpp == 1 {
-            None
-        } else {
-            pts.iter()
-                .filter(|p| p.result.is_ok())
-                .map(|p| p.gpus)
-                .find(|&gpus| {
-                    Scenario { gpus, ..sc.clone() }
-                        .setup()
-                        .is_ok_and(|s| s.vpp < sc.vpp)
-                })
-        },
+        idle: idle(sc, &setups),
+        plain_from: setups.iter().find(|s| s.vpp < sc.vpp).map(|s| s.gpus),
     }
 }
 
-/// Where strong scaling runs out of samples for its replicas, if it does within the curve.
-fn idle(sc: &Scenario, pts: &[sweep::SweepPoint]) -> Option<Idle> {
-    let setup = |gpus: u32| Scenario { gpus, ..sc.clone() }.setup().ok();
-    let (from, batch) = pts
+/// Where strong scaling runs out of samples for its replicas, if it does within the curve
+/// (`setups`: the curve's counts).
+fn idle(sc: &Scenario, setups: &[Setup]) -> Option<Idle> {
+    let (from, batch) = setups
         .iter()
-        .filter(|p| p.result.is_ok())
-        .filter_map(|p| setup(p.gpus))
         .find(|s| s.dp_active < s.dp)
         .map(|s| (s.gpus, s.batch))?;
-    let chosen = setup(sc.gpus).map_or((0, 0), |s| (s.dp_active, s.dp));
+    let chosen = sc.setup().map_or((0, 0), |s| (s.dp_active, s.dp));
     Some(Idle {
         batch,
         from,
