@@ -4,7 +4,7 @@ use super::explainer::Term;
 use super::state::{Lab, PRESETS};
 use crate::model::collective::Algo;
 use crate::model::goodput;
-use crate::model::hardware::{FabricKind, FABRICS, GPUS, NETWORKS};
+use crate::model::hardware::{FabricKind, Gpu, FABRICS, GPUS, NETWORKS};
 use crate::model::keys::{self, Accepts, MAX_GPUS, PER_NODE_STEPS};
 use crate::model::scenario::{Model, Scaling, Setup};
 use crate::model::topology::Routing;
@@ -292,6 +292,16 @@ fn opts<T>(items: &[T], f: impl Fn(&T) -> (String, String)) -> Vec<(String, Stri
     items.iter().map(f).collect()
 }
 
+/// The node fabrics a GPU can be built on, as (value, text) options: its own NVLink or xGMI
+/// and every PCIe generation.
+pub(crate) fn fabric_options(gpu: &Gpu) -> Vec<(String, String)> {
+    FABRICS
+        .iter()
+        .filter(|f| gpu.can_use(f))
+        .map(|f| (f.id.to_string(), f.name.to_string()))
+        .collect()
+}
+
 /// The logarithmic GPU slider: 1, 2, 4, … 65,536.
 #[component]
 fn GpuSlider() -> impl IntoView {
@@ -406,10 +416,7 @@ pub fn Controls() -> impl IntoView {
                 label="Inside a node"
                 key="intra"
                 testid="intra"
-                options=Signal::derive(move || lab.setup.with(|s| FABRICS.iter()
-                    .filter(|f| s.gpu.can_use(f))
-                    .map(|f| (f.id.to_string(), f.name.to_string()))
-                    .collect()))
+                options=Signal::derive(move || lab.setup.with(|s| fabric_options(s.gpu)))
                 value=Signal::derive(move || lab.setup.with(|s| s.intra.id.to_string()))
             />
             // Peer-to-peer matters only on PCIe: NVLink and xGMI always reach the peer.

@@ -5,10 +5,10 @@
 //! and is not kept in the link (the calibration's few numbers are).
 
 use super::browser::download;
-use super::controls::Choice;
+use super::controls::{fabric_options, Choice};
 use super::plot::use_plot;
 use super::state::Lab;
-use crate::model::hardware::{FABRICS, GPUS, NETWORKS};
+use crate::model::hardware::{GPUS, NETWORKS};
 use crate::model::keys::PER_NODE_STEPS;
 use crate::model::nccl_tests::{self, Run, SAMPLES};
 use crate::render::measured::{
@@ -98,10 +98,7 @@ fn ClusterConfirm() -> impl IntoView {
                 </div>
                 <div>
                     <Choice label="Inside a node" key="intra" testid="explain-intra"
-                        options=Signal::derive(move || sc.with(|s| FABRICS.iter()
-                            .filter(|f| s.gpu.can_use(f))
-                            .map(|f| (f.id.to_string(), f.name.to_string()))
-                            .collect()))
+                        options=Signal::derive(move || sc.with(|s| fabric_options(s.gpu)))
                         value=Signal::derive(move || sc.with(|s| s.resolved().intra.id.to_string())) />
                 </div>
                 <div>
