@@ -959,7 +959,7 @@ pub const KEYS: &[Key] = &[
         accepts: Accepts::Number { lo: 0.01, hi: 10.0 },
         default: "1",
         unit: "×",
-        doc: "calibration: multiplier on the network bandwidth",
+        doc: "calibration: multiplier on the network path's bandwidth (NICs, or the GPUs' PCIe links where those bound it)",
         applies: Applies::Both,
         always: false,
         field: |s| &mut s.calib.net,

@@ -538,6 +538,30 @@ mod tests {
         }
     }
 
+    /// A node whose GPUs' PCIe links carry less than its NICs (one H100 with eight NDR NICs): a
+    /// run at 60 % of the model's plateau calibrates to 0.6. The calibration used to scale the
+    /// NICs only, below the cap, and came back as 1 with the model unchanged.
+    #[test]
+    fn calibration_follows_a_run_bound_by_the_gpus_pcie_links() {
+        use super::super::collective::{cost, Algo, Link};
+        use super::super::scenario::Scenario;
+        let base = Scenario::parse("gpus=2&per_node=1&gpu=h100&inter=ib-ndr&nics=8").unwrap();
+        let slow = Scenario::parse(&format!("{}&calib_net=0.6", base.to_query())).unwrap();
+        let sizes: Vec<f64> = (10..31).map(|e| f64::from(1u32 << e)).collect();
+        let mut run = parse("");
+        run.op = Some(Op::AllReduce);
+        run.rows = model_rows(&slow, Op::AllReduce, &sizes).unwrap();
+        let cal = calibrate(&run, &base).unwrap();
+        assert!(
+            (cal.bandwidth_factor - 0.6).abs() < 0.02,
+            "{}",
+            cal.bandwidth_factor
+        );
+        let c = base.setup().unwrap().cluster();
+        let cost = cost(&c, Op::AllReduce, Algo::Auto, 1e9).unwrap();
+        assert_eq!(cost.bottleneck, Link::HostPcie);
+    }
+
     #[test]
     fn no_input_panics() {
         let mut seed = 1u64;

@@ -882,8 +882,7 @@ fn comm_verdict(
             )
         };
         // The node's NICs are faster than its GPUs' PCIe links can feed them.
-        let nics = c.inter.nic_bw() * f64::from(c.nics) * c.net_scale;
-        let host_bound = parts.dp_crosses_nodes && c.node_net_bw() < nics * (1.0 - 1e-9);
+        let host_bound = parts.dp_crosses_nodes && c.net_link() == collective::Link::HostPcie;
         let advice = if host_bound {
             format!(
                 "The GPUs' own PCIe links, not the NICs, bound the sync: 2× NIC bandwidth gives {bandwidth:.2}×, half the latency {half_latency:.2}×; fewer bytes (bf16 gradients) or GPUs on a newer PCIe generation help."

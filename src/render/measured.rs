@@ -336,11 +336,13 @@ fn findings(
         .map(|c| c.bottleneck);
     let network = matches!(
         bound,
-        Some(Link::Network | Link::LeafUplink | Link::SpineUplink)
+        Some(Link::Network | Link::HostPcie | Link::LeafUplink | Link::SpineUplink)
     );
     let pcie = bound == Some(Link::Pcie);
     if ratio < PLATEAU_LOW {
-        let detail = if network && s.inter.kind == NetKind::Tcp {
+        let detail = if bound == Some(Link::HostPcie) {
+            "The GPUs' own PCIe links into the NICs bound the run (GPUDirect RDMA): the node's NICs can carry more than its GPUs can feed them. Check that each GPU's link runs at its full width and generation (nvidia-smi -q, the GPU Link Info section), that each GPU and its NIC share a PCIe switch (nvidia-smi topo -m: PIX), and that GPUDirect RDMA is on (nvidia-peermem loaded, GDRDMA in the NCCL_DEBUG=INFO log)."
+        } else if network && s.inter.kind == NetKind::Tcp {
             "The network between nodes bounds the run, and NCCL is on TCP sockets, which copy every byte through host memory: check that NCCL_SOCKET_IFNAME picks the fast interface, raise NCCL_NSOCKS_PERTHREAD and NCCL_SOCKET_NTHREADS, or use RDMA (RoCE or InfiniBand) if the NICs can."
         } else if network {
             "The network between nodes bounds the run. Check that every NIC is used (NCCL_DEBUG=INFO lists the NET/IB devices NCCL picked; NCCL_IB_HCA must not leave any out), that GPUDirect RDMA is on (nvidia-peermem loaded, GDRDMA in the log), that each port runs at its rated speed (ibstat, ethtool), and on RoCE that PFC/ECN congestion control is set up."

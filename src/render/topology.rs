@@ -206,7 +206,7 @@ impl TopologyView {
 /// The tier a bottleneck link id belongs to.
 fn tier_of(bottleneck: &str) -> &'static str {
     match bottleneck {
-        "nic" => "nic",
+        "nic" | "gpu-pcie" => "nic",
         "leaf-uplink" => "leaf-uplink",
         "spine-uplink" => "spine-uplink",
         _ => "node-fabric",

@@ -155,6 +155,9 @@ pub struct Cluster {
     /// Multiplier on the node's NIC bandwidth: 1 normally; the step model shares NICs between
     /// concurrent groups (< 1) and asks "what if" questions (2).
     pub net_scale: f64,
+    /// Multiplier on the whole path between nodes, after the PCIe cap: a calibration from a
+    /// measured run (`calib_net`) says what the path achieved, whichever link bounds it.
+    pub net_calib: f64,
     /// Multiplier on the intra-node bandwidth, as `net_scale`.
     pub intra_scale: f64,
     /// Multiplier on every latency (a calibration from a measured run).
@@ -199,10 +202,34 @@ impl Cluster {
     /// than GPUs, or NICs faster than a GPU's PCIe generation (800 Gb/s XDR on Gen5). The line
     /// rate, not PCIe's achievable share inside a node: each generation's NICs reach their own
     /// figure through the same links ([`crate::model::hardware::Gpu::host_link`]). A calibration
-    /// (`calib_net`) scales the NICs, so it cannot lift a node past this cap.
+    /// (`net_calib`) scales the result: it measured the path, whichever of the two bounds it.
     pub fn node_net_bw(&self) -> f64 {
-        let nics = self.inter.nic_bw() * f64::from(self.nics) * self.net_scale;
-        nics.min(self.gpu.host_link_bw() * f64::from(self.node_gpus()))
+        self.nics_bw().min(self.host_links_bw()) * self.net_calib
+    }
+
+    /// The node's NICs at their share, before the PCIe cap and the calibration, bytes/s.
+    fn nics_bw(&self) -> f64 {
+        self.inter.nic_bw() * f64::from(self.nics) * self.net_scale
+    }
+
+    /// The line rate of the PCIe links of the node's GPUs together, bytes/s.
+    fn host_links_bw(&self) -> f64 {
+        self.gpu.host_link_bw() * f64::from(self.node_gpus())
+    }
+
+    /// The link that bounds traffic between nodes at the node: the NICs, or the GPUs' PCIe
+    /// links when those carry less ([`Cluster::node_net_bw`]).
+    pub fn net_link(&self) -> Link {
+        if self.host_links_bw() < self.nics_bw() {
+            Link::HostPcie
+        } else {
+            Link::Network
+        }
+    }
+
+    /// One NIC (and one uplink port of the same speed) at its share and calibration, bytes/s.
+    pub fn nic_bw(&self) -> f64 {
+        self.inter.nic_bw() * self.net_scale * self.net_calib
     }
 
     /// Link class inside a node.
@@ -275,7 +302,7 @@ pub const TIERS: [&str; 4] = ["node-fabric", "nic", "leaf-uplink", "spine-uplink
 struct Totals {
     time: f64,
     latency: f64,
-    by_link: [f64; 7],
+    by_link: [f64; 8],
     tiers: [(f64, f64); 4],
     rounds: u64,
     slices: u32,
@@ -498,6 +525,7 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
         Link::Network,
         Link::LeafUplink,
         Link::SpineUplink,
+        Link::HostPcie,
     ][by_link
         .iter()
         .enumerate()
@@ -534,6 +562,7 @@ fn link_index(l: Link) -> usize {
         Link::Network => 4,
         Link::LeafUplink => 5,
         Link::SpineUplink => 6,
+        Link::HostPcie => 7,
     }
 }
 
@@ -592,7 +621,7 @@ pub fn p2p_time(c: &Cluster, bytes: f64, same_node: bool) -> f64 {
         // One GPU's share of the node's NICs (as the collectives see them: shared, capped by
         // the PCIe links, scaled), at most one NIC.
         let share = c.node_net_bw() / f64::from(c.node_gpus());
-        let bw = share.min(c.inter.nic_bw() * c.net_scale);
+        let bw = share.min(c.nic_bw());
         (p.base_latency_us(Algo::Ring, lib)
             + p.hop_latency_us(Algo::Ring, Link::Network, lib)
             + c.inter.extra_latency_us)

@@ -93,7 +93,7 @@ impl Protocol {
     pub fn hop_latencies_us(algo: Algo, link: Link, lib: Library) -> [f64; 3] {
         match (lib, algo, link) {
             (_, _, Link::Local) => [0.0; 3],
-            (_, a, Link::LeafUplink | Link::SpineUplink) => {
+            (_, a, Link::LeafUplink | Link::SpineUplink | Link::HostPcie) => {
                 Protocol::hop_latencies_us(a, Link::Network, lib)
             }
             (_, Algo::Nvls, Link::Network) => [18.0; 3],
@@ -176,6 +176,9 @@ pub enum Link {
     Switch,
     /// Between nodes, over the NICs.
     Network,
+    /// Between nodes, bound by the GPUs' own PCIe links into the NICs (GPUDirect RDMA), which
+    /// carry less than the node's NICs ([`super::Cluster::node_net_bw`]).
+    HostPcie,
     /// Leaf groups' uplinks to the spine.
     LeafUplink,
     /// Pods' uplinks above the spine.
@@ -191,6 +194,7 @@ impl Link {
             Link::NvLink => "nvlink",
             Link::Switch => "nvswitch",
             Link::Network => "nic",
+            Link::HostPcie => "gpu-pcie",
             Link::LeafUplink => "leaf-uplink",
             Link::SpineUplink => "spine-uplink",
         }
