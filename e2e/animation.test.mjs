@@ -228,3 +228,25 @@ test('with stragglers the step timeline shows the slowest GPU computing longer a
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+test('a pipeline draws its 1F1B schedule pass by pass, and says how to read it', async () => {
+  const base = 'gpus=256&gpu=h100&inter=ib-ndr&model=llama3-70b&tp=8&pp=4&micro=1&batch=64';
+  const note = (page) => page.locator('[data-testid=timeline-passes]');
+  const { page, context, problems } = await openPage(env, `${base}&vpp=2`);
+  const canvas = page.locator('[data-testid=timeline-canvas]');
+  await canvas.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('[data-testid=timeline-canvas]').width > 0);
+  await page.waitForTimeout(400);
+  assert.ok(await note(page).isVisible());
+  assert.match(await note(page).textContent(), /interleaved 1F1B.*micro-batch.*model chunk/);
+  assert.ok(await inkedPixels(page, 'timeline-canvas') > 5000, 'the timeline drew');
+  await page.locator('.timeline').screenshot({ path: path.join(shots, 'timeline-interleaved.png') });
+  // The plain schedule says so; without a pipeline the note goes.
+  await page.evaluate((q) => { location.hash = q; }, base);
+  await page.waitForFunction(() => /Megatron's 1F1B order/.test(document.querySelector('[data-testid=timeline-passes]').textContent));
+  await page.locator('.timeline').screenshot({ path: path.join(shots, 'timeline-1f1b.png') });
+  await page.evaluate(() => { location.hash = 'gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b'; });
+  await page.waitForFunction(() => document.querySelector('[data-testid=timeline-passes]').hidden);
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

@@ -67,6 +67,9 @@ pub struct Bar {
     pub end: f64,
     /// What the GPU does.
     pub kind: BarKind,
+    /// The micro-batch (from 1) and model chunk (from 0) a pipeline stage's forward or backward
+    /// bar works on, when the schedule is drawn operation by operation.
+    pub op: Option<(u32, u32)>,
 }
 
 /// The timeline of one step.
@@ -125,6 +128,74 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
     let bwd = b.compute - fwd;
     let other_comm = r.comm.tp + r.comm.pp;
     let dp_exposed = (b.comm_exposed - other_comm).max(0.0);
+    if let Some(passes) = sc.setup().ok().and_then(|s| {
+        let shape = Pipeline {
+            stages: s.pp,
+            chunks: s.vpp,
+            micro_batches: u32::try_from(r.micro_batches).ok()?,
+            layers: s.workload.layers(),
+        };
+        shape.drawn().then(|| {
+            shape.passes(Durations {
+                compute: b.compute,
+                comm: other_comm,
+                straggler,
+                span: b.compute + other_comm + b.bubble + straggler,
+            })
+        })?
+    }) {
+        let total = b.total() + straggler;
+        for (row, stage) in passes.into_iter().enumerate() {
+            let mut push = |kind: BarKind, start: f64, end: f64, op: Option<(u32, u32)>| {
+                if end > start {
+                    bars.push(Bar {
+                        row,
+                        start,
+                        end,
+                        kind,
+                        op,
+                    });
+                }
+            };
+            let t = b.data_wait;
+            push(BarKind::Data, 0.0, t, None);
+            // Where the row's bars end so far: a gap before the next pass is bubble.
+            let mut cursor = t;
+            let mut first_backward = None;
+            for p in stage {
+                let (start, end) = (t + p.start, t + p.end);
+                push(BarKind::Bubble, cursor, start, None);
+                let kind = if p.forward {
+                    BarKind::Forward
+                } else {
+                    first_backward.get_or_insert(start);
+                    BarKind::Backward
+                };
+                push(kind, start, t + p.compute_end, Some((p.micro + 1, p.chunk)));
+                push(BarKind::Comm, t + p.compute_end, end, None);
+                cursor = end;
+            }
+            let pipeline_end = t + b.compute + other_comm + b.bubble + straggler;
+            push(BarKind::Bubble, cursor, pipeline_end, None);
+            let hidden = (r.comm.dp - dp_exposed)
+                .max(0.0)
+                .min(pipeline_end - first_backward.unwrap_or(pipeline_end));
+            push(
+                BarKind::CommHidden,
+                pipeline_end - hidden,
+                pipeline_end,
+                None,
+            );
+            push(
+                BarKind::CommExposed,
+                pipeline_end,
+                pipeline_end + dp_exposed,
+                None,
+            );
+            push(BarKind::Serial, pipeline_end + dp_exposed, total, None);
+        }
+        return Timeline { rows, bars, total };
+    }
     for (row, _) in rows.iter().enumerate() {
         // Stage s waits s micro-batch slots before its first forward and leaves the rest of the
         // bubble at the end (1F1B warm-up and cool-down).
@@ -141,6 +212,7 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
                     start: *t,
                     end: *t + d,
                     kind,
+                    op: None,
                 });
                 *t += d;
             }
@@ -166,6 +238,7 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
                 start: t - hidden,
                 end: t,
                 kind: BarKind::CommHidden,
+                op: None,
             });
         }
         push(&mut bars, BarKind::CommExposed, dp_exposed, &mut t);
@@ -175,6 +248,172 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
         rows,
         bars,
         total: b.total() + straggler,
+    }
+}
+
+/// Most passes a stage draws one by one (micro-batches × model chunks, each a forward and a
+/// backward); beyond that the stage is drawn as one forward and one backward block.
+const MAX_DRAWN_PASSES: u32 = 64;
+
+/// A pipeline's shape: what its schedule needs.
+#[derive(Clone, Copy, Debug)]
+struct Pipeline {
+    stages: u32,
+    /// Model chunks per stage (`vpp`).
+    chunks: u32,
+    micro_batches: u32,
+    layers: u32,
+}
+
+/// What the drawn passes take together, seconds.
+#[derive(Clone, Copy, Debug)]
+struct Durations {
+    /// The fullest stage's forward and backward passes over every micro-batch.
+    compute: f64,
+    /// Tensor- and pipeline-parallel communication inside the passes.
+    comm: f64,
+    /// What the slowest GPU adds to a stage's backward passes.
+    straggler: f64,
+    /// The step's pipeline part as the model times it (passes, communication, bubble): the
+    /// schedule is scaled to it, so the drawing adds up to the model's step.
+    span: f64,
+}
+
+/// One forward or backward pass of a micro-batch through one model chunk of a stage, placed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Pass {
+    forward: bool,
+    /// Micro-batch, from 0.
+    micro: u32,
+    /// Model chunk, from 0.
+    chunk: u32,
+    start: f64,
+    /// End of its compute (its communication follows until `end`).
+    compute_end: f64,
+    end: f64,
+}
+
+impl Pipeline {
+    /// Whether the schedule is drawn pass by pass.
+    fn drawn(&self) -> bool {
+        self.stages > 1
+            && self.micro_batches > 0
+            && self.micro_batches.saturating_mul(self.chunks) <= MAX_DRAWN_PASSES
+    }
+
+    /// The passes stage `s` runs, in order, as (forward, micro-batch, chunk): Megatron-LM's
+    /// 1F1B (`schedules.py`, `forward_backward_pipelining_without_interleaving` and
+    /// `_with_interleaving`). Warm-up forwards, p − s − 1 of them (interleaved: 2(p − s − 1) +
+    /// (v − 1)p), then a forward and a backward in turn, then the remaining backwards. With
+    /// model chunks the micro-batches go through them in groups of p: chunk 0 for micro-batches
+    /// 0…p−1, chunk 1 for the same, and on; the backwards take the chunks in reverse.
+    fn order(&self, s: u32) -> Vec<(bool, u32, u32)> {
+        let (p, v, m) = (self.stages, self.chunks, self.micro_batches);
+        let sequence = |forward: bool| -> Vec<(bool, u32, u32)> {
+            let mut out = Vec::new();
+            for group in (0..m).step_by(p as usize) {
+                let size = p.min(m - group);
+                for c in 0..v {
+                    let chunk = if forward { c } else { v - 1 - c };
+                    out.extend((group..group + size).map(|mb| (forward, mb, chunk)));
+                }
+            }
+            out
+        };
+        let (fwd, bwd) = (sequence(true), sequence(false));
+        let total = fwd.len();
+        let warmup = if v > 1 {
+            (2 * (p - s - 1) + (v - 1) * p) as usize
+        } else {
+            (p - s - 1) as usize
+        }
+        .min(total);
+        let mut order = fwd[..warmup].to_vec();
+        for j in 0..total - warmup {
+            order.push(fwd[warmup + j]);
+            order.push(bwd[j]);
+        }
+        order.extend_from_slice(&bwd[total - warmup..]);
+        order
+    }
+
+    /// Every stage's passes placed in time: each starts when its stage is free and the pass it
+    /// depends on has ended (a forward the same micro-batch's forward one model chunk earlier, a
+    /// backward the one a chunk later, the last chunk's backward its own forward). Stages hold
+    /// whole layers, the first L mod p one more (the fullest sets `compute`). `None` if the
+    /// order could not run to its end.
+    fn passes(&self, d: Durations) -> Option<Vec<Vec<Pass>>> {
+        let (p, v, m) = (self.stages, self.chunks, self.micro_batches);
+        let fullest = self.layers.div_ceil(p).max(1);
+        let per_pass = f64::from(m * v);
+        let orders: Vec<_> = (0..p).map(|s| self.order(s)).collect();
+        let virtual_stages = (p * v) as usize;
+        // End of each (virtual stage, micro-batch)'s forward and backward.
+        let mut done = vec![[f64::NAN; 2]; virtual_stages * m as usize];
+        let at = |k: usize, mb: u32| k * m as usize + mb as usize;
+        let mut free = vec![0.0_f64; p as usize];
+        let mut next = vec![0usize; p as usize];
+        let mut placed: Vec<Vec<Pass>> = vec![Vec::new(); p as usize];
+        loop {
+            let mut progress = false;
+            for s in 0..p as usize {
+                while let Some(&(forward, mb, chunk)) = orders[s].get(next[s]) {
+                    let k = (chunk * p) as usize + s;
+                    let ready = if forward {
+                        if k == 0 {
+                            0.0
+                        } else {
+                            done[at(k - 1, mb)][0]
+                        }
+                    } else if k + 1 == virtual_stages {
+                        done[at(k, mb)][0]
+                    } else {
+                        done[at(k + 1, mb)][1]
+                    };
+                    if ready.is_nan() {
+                        break;
+                    }
+                    let layers = self.layers / p + u32::from((s as u32) < self.layers % p);
+                    let work = d.compute / per_pass * f64::from(layers) / f64::from(fullest);
+                    let (compute, comm) = if forward {
+                        (work / 3.0, d.comm / per_pass / 3.0)
+                    } else {
+                        (
+                            work * 2.0 / 3.0 + d.straggler / per_pass,
+                            d.comm / per_pass * 2.0 / 3.0,
+                        )
+                    };
+                    let start = free[s].max(ready);
+                    let end = start + compute + comm;
+                    done[at(k, mb)][usize::from(!forward)] = end;
+                    free[s] = end;
+                    next[s] += 1;
+                    placed[s].push(Pass {
+                        forward,
+                        micro: mb,
+                        chunk,
+                        start,
+                        compute_end: start + compute,
+                        end,
+                    });
+                    progress = true;
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+        if (0..p as usize).any(|s| next[s] < orders[s].len()) {
+            return None;
+        }
+        let span = free.iter().fold(0.0_f64, |a, &b| a.max(b));
+        let k = if span > 0.0 { d.span / span } else { 1.0 };
+        for pass in placed.iter_mut().flatten() {
+            pass.start *= k;
+            pass.compute_end *= k;
+            pass.end *= k;
+        }
+        Some(placed)
     }
 }
 
@@ -254,6 +493,111 @@ mod tests {
         let tl = timeline(&calm, &evaluate(&calm).unwrap());
         assert!(tl.bars.iter().all(|b| b.kind != BarKind::Straggler));
         assert_eq!(tl.rows[0], "GPU 1");
+    }
+
+    /// Megatron's 1F1B, placed pass by pass, has the bubble the step model charges with even
+    /// stages: (p − 1)/v micro-batch times. The schedule is scaled to the model's span, so a
+    /// scale of 1 (every pass as long as its share of the compute) is the check. Each stage runs one pass at a time, a micro-batch's forward
+    /// before its backward, and stage s starts s forwards late.
+    #[test]
+    fn one_f_one_b_placed_pass_by_pass_has_the_models_bubble() {
+        for (stages, chunks, micro_batches, layers) in [
+            (4, 1, 8, 32),
+            (8, 1, 16, 32),
+            (4, 2, 8, 32),
+            (4, 2, 4, 32),
+            (2, 3, 6, 30),
+            (4, 1, 8, 30),
+            (4, 1, 3, 32),
+        ] {
+            let shape = Pipeline {
+                stages,
+                chunks,
+                micro_batches,
+                layers,
+            };
+            let (p, v, m) = (
+                f64::from(stages),
+                f64::from(chunks),
+                f64::from(micro_batches),
+            );
+            let compute = 3.0 * m * v;
+            let t_max = compute / m;
+            let imbalance = f64::from(layers.div_ceil(stages) * stages) / f64::from(layers);
+            let bubble = t_max / imbalance * (p - imbalance) / v;
+            let placed = shape
+                .passes(Durations {
+                    compute,
+                    comm: 0.0,
+                    straggler: 0.0,
+                    span: compute + bubble,
+                })
+                .unwrap();
+            let case = format!("p={stages} v={chunks} m={micro_batches} L={layers}");
+            let fullest = f64::from(layers.div_ceil(stages));
+            for (s, passes) in placed.iter().enumerate() {
+                assert_eq!(passes.len() as f64, 2.0 * m * v, "{case}");
+                let share =
+                    f64::from(layers / stages + u32::from((s as u32) < layers % stages)) / fullest;
+                for w in passes.windows(2) {
+                    assert!(w[1].start >= w[0].end - 1e-9, "{case}: stage {s} overlaps");
+                }
+                for pass in passes {
+                    let expected = if pass.forward { 1.0 } else { 2.0 } * share;
+                    let took = pass.compute_end - pass.start;
+                    if layers % stages == 0 {
+                        assert!(
+                            (took - expected).abs() < 1e-9,
+                            "{case}: {took} vs {expected}"
+                        );
+                    } else {
+                        // Uneven: the model's p·t_mean − t_max bounds the bubble from above
+                        // (the schedule, fullest stages first, is 2-7 % shorter and is drawn
+                        // stretched to the model's span).
+                        assert!(took >= expected - 1e-9 && took < 1.1 * expected, "{case}");
+                    }
+                    if !pass.forward {
+                        let forward = passes
+                            .iter()
+                            .find(|f| f.forward && f.micro == pass.micro && f.chunk == pass.chunk)
+                            .unwrap();
+                        assert!(forward.end <= pass.start + 1e-9, "{case}");
+                    }
+                }
+            }
+            if layers % stages == 0 {
+                for (s, passes) in placed.iter().enumerate() {
+                    assert!(
+                        (passes[0].start - s as f64).abs() < 1e-9,
+                        "{case}: stage {s}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn interleaved_pipelines_are_drawn_pass_by_pass_and_add_up() {
+        for q in [
+            "gpus=256&gpu=h100&inter=ib-ndr&model=llama3-70b&tp=8&pp=4&vpp=2&micro=1&batch=64",
+            "gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b&tp=2&pp=4&micro=1&batch=64&jitter=0.05",
+            "gpus=24&gpu=h100&model=custom&layers=30&hidden=2048&heads=16&pp=4&tp=2&micro=1&batch=24",
+        ] {
+            let sc = Scenario::parse(q).unwrap();
+            let r = evaluate(&sc).unwrap();
+            let tl = timeline(&sc, &r);
+            let passes = tl.bars.iter().filter(|b| b.op.is_some()).count() as u64;
+            let s = sc.setup().unwrap();
+            assert_eq!(passes, 2 * r.micro_batches * u64::from(s.vpp * s.pp), "{q}");
+            for row in 0..tl.rows.len() {
+                let mut end = 0.0;
+                for bar in tl.bars.iter().filter(|b| b.row == row && b.kind != BarKind::CommHidden) {
+                    assert!((bar.start - end).abs() < 1e-9 * tl.total, "{q} row {row}: a gap");
+                    end = bar.end;
+                }
+                assert!((end - tl.total).abs() < 1e-9 * tl.total, "{q} row {row}");
+            }
+        }
     }
 
     #[test]

@@ -591,8 +591,29 @@ pub fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline, w: f64, h: f64,
             (rh * 0.7, rh * 0.1)
         };
         p.ctx.set_fill_style_str(&timeline_colour(b.kind, p.dark));
-        p.ctx
-            .fill_rect(x(b.start), y + dy, (x(b.end) - x(b.start)).max(1.0), h);
+        let width = (x(b.end) - x(b.start)).max(1.0);
+        p.ctx.fill_rect(x(b.start), y + dy, width, h);
+        // A pipeline pass: a stage's later model chunks (vpp) lighter, and the micro-batch's
+        // number where it fits.
+        if let Some((micro, chunk)) = b.op {
+            if chunk % 2 == 1 {
+                p.ctx.set_fill_style_str("rgba(255,255,255,0.45)");
+                p.ctx.fill_rect(x(b.start), y + dy, width, h);
+            }
+            let label = micro.to_string();
+            if width >= p.text_width(&label, 10.0, "") + 4.0 * p.scale && h >= 11.0 * p.scale {
+                let ink = if chunk % 2 == 1 { "#10233a" } else { "#ffffff" };
+                p.text_in(
+                    &label,
+                    x(b.start) + width / 2.0,
+                    y + dy + h / 2.0 + 3.5 * p.scale,
+                    10.0,
+                    "center",
+                    "",
+                    ink,
+                );
+            }
+        }
     }
     // Time axis: as many ticks as fit a label ("12.3 ms") every 70 CSS pixels, up to four.
     let y = top + rh * rows + 14.0 * p.scale;

@@ -59,5 +59,12 @@ pub fn TimelinePanel() -> impl IntoView {
                     <li><span class="swatch" style:background=timeline_colour(k, false)></span>{k.label()}</li>
                 }).collect_view()}
         </ul>
+        <p class="hint" data-testid="timeline-passes" hidden=move || tl.with(|t| !t.as_ref().is_some_and(|t| t.bars.iter().any(|b| b.op.is_some())))>
+            {move || if tl.with(|t| t.as_ref().is_some_and(|t| t.bars.iter().any(|b| b.op.is_some_and(|(_, chunk)| chunk > 0)))) {
+                "Each stage's passes in Megatron's interleaved 1F1B order: the number is the micro-batch, a lighter bar the stage's next model chunk; grey gaps are the bubble."
+            } else {
+                "Each stage's passes in Megatron's 1F1B order (forwards, then a forward and a backward in turn): the number is the micro-batch; grey gaps are the bubble."
+            }}
+        </p>
     }
 }
