@@ -278,11 +278,58 @@ fn a_step_waiting_on_pipeline_sends_says_so() {
     assert!(r.advice.starts_with("2× NIC bandwidth"), "{}", r.advice);
 }
 
-/// A token budget means nothing to a model without tokens: refused, as `fill` is.
+/// A token budget means nothing to a model without tokens: refused, as `fill` is. A model by
+/// params is `seq` tokens a sample (its default FLOPs are 6·params·seq), so its budget, critical
+/// batch and tokens/s count them; it used to get ResNet-50's 90 ImageNet epochs and batch.
 #[test]
 fn a_model_without_tokens_refuses_a_token_budget() {
     assert_eq!(refused("model=resnet50&tokens=1T"), "tokens");
-    assert_eq!(refused("model=custom&params=7e9&tokens=1T"), "tokens");
+    assert_eq!(
+        refused("model=custom&params=7e9&flops=1e15&tokens=1T"),
+        "tokens"
+    );
+    let by_params = step("model=custom&params=7e9&gpus=8&seq=4096&tokens=1T");
+    assert_eq!(by_params.budget_samples, 1e12 / 4096.0);
+    let default = step("model=custom&params=7e9&gpus=8&seq=4096");
+    assert_eq!(default.budget_samples, 20.0 * 7e9 / 4096.0);
+    let resnet = step("model=resnet50&gpus=8");
+    assert!(default.critical_batch < resnet.critical_batch / 2.0);
+    assert!(default.tokens_per_s.is_some());
+}
+
+/// Tensor parallelism splits a transformer's heads: refused on a model without them (it was
+/// free: ResNet-50 at tp=8 computed 8× faster with no communication), and across two nodes
+/// (priced as NVLink). Switching the model to one without heads drops a stated tp.
+#[test]
+fn tensor_parallelism_needs_heads_and_one_node() {
+    assert_eq!(refused("model=resnet50&gpus=8&tp=8"), "tp+model");
+    assert_eq!(refused("model=custom&params=7e9&gpus=8&tp=8"), "tp+model");
+    assert_eq!(
+        refused("model=llama3-8b&gpus=12&per_node=6&tp=4"),
+        "tp+per_node"
+    );
+    assert_eq!(refused("model=llama3-70b&tp=8&gpus=1"), "tp");
+    let mut sc = Scenario::parse("model=llama3-8b&gpus=8&tp=8").unwrap();
+    sc.set("model", "resnet50").unwrap();
+    sc.validate_after(&["model"]).unwrap();
+    assert_eq!(sc.tp, 1);
+    // The fit fix no longer offers tp to a CNN.
+    let r = step("model=resnet50&gpus=8&micro=8192");
+    assert!(!r.advice.contains("tp="), "{}", r.advice);
+}
+
+/// The fit fix makes a stated micro-batch smaller first, and splits and shards together where
+/// neither alone fits (it said nothing fits).
+#[test]
+fn the_fit_fix_lowers_the_micro_batch_and_combines_split_and_sharding() {
+    let r = step("model=llama3-8b&gpus=64&micro=64");
+    assert!(r.advice.starts_with("micro="), "{}", r.advice);
+    let sc =
+        Scenario::parse("model=llama3-405b&gpus=64&gpu=rtx4090&per_node=4&intra=pcie4").unwrap();
+    let fix = gpu_scaling_lab::model::step::fit_fix(&sc).unwrap();
+    let s = fix.scenario.setup().unwrap();
+    assert!(s.zero == 3 && s.pp > 1 && s.tp == 4, "{fix}");
+    assert!(gpu_scaling_lab::model::step::memory(&s).fits());
 }
 
 /// A node whose NICs outrun its GPUs' PCIe links (one GPU, eight NDR NICs) is advised on the
@@ -297,4 +344,18 @@ fn a_sync_bound_by_pcie_is_advised_on_pcie() {
     );
     let usual = step("model=custom&params=3e9&seq=64&gpus=64&per_node=8&inter=ib-ndr&zero=0");
     assert!(!usual.advice.contains("PCIe"), "{}", usual.advice);
+}
+
+/// A verdict's share is the share of the part it names: the pipeline sends' own 47 %, with all
+/// communication's 95 % beside it (it gave the 95 % to the pipeline sends).
+#[test]
+fn a_verdict_names_its_own_part_s_share() {
+    let r = step("model=bert-large&gpus=64&gpu=a100&intra=pcie4&inter=tcp10&tp=8&pp=4");
+    let own = (100.0 * r.comm_total_ms.pp / r.times.step_ms).round();
+    let all = (100.0 * r.times.comm_exposed_ms / r.times.step_ms).round();
+    assert!(all - own >= 5.0);
+    assert_eq!(
+        r.verdict,
+        format!("{own:.0} % of the step waits on activations sent between pipeline stages ({all:.0} % on communication in all).")
+    );
 }

@@ -18,7 +18,6 @@
 
 use super::scenario::Setup;
 use super::step::StepResult;
-use super::workload::Arch;
 
 /// Failures per 1,000 GPU-days: Llama 3 405B pre-training saw 419 unexpected interruptions in a
 /// 54-day snapshot on up to 16,384 H100s (Dubey et al. 2024, "The Llama 3 Herd of Models"
@@ -265,17 +264,18 @@ pub struct Goodput {
 
 /// The critical batch of a workload, samples: `batch_noise` when given, else its source's.
 pub fn critical_batch(s: &Setup) -> f64 {
-    s.batch_noise.unwrap_or_else(|| match s.workload.arch {
-        Arch::Transformer { seq, .. } => kaplan_critical_tokens(LATE_LOSS_NATS) / f64::from(seq),
-        Arch::Generic { .. } => RESNET_CRITICAL_BATCH,
-    })
+    s.batch_noise
+        .unwrap_or_else(|| match s.workload.sample_tokens() {
+            Some(tokens) => kaplan_critical_tokens(LATE_LOSS_NATS) / tokens,
+            None => RESNET_CRITICAL_BATCH,
+        })
 }
 
 /// The data budget in samples: `samples`, or `tokens` over the sequence, or the workload's
 /// default (20 tokens per parameter; 90 ImageNet epochs).
 pub fn budget_samples(s: &Setup) -> f64 {
     // A token budget counts padded tokens, as tokens/s does: a sample is its mean padded length.
-    let tokens = s.workload.tokens_per_sample().map(|t| t * s.fill);
+    let tokens = s.workload.sample_tokens().map(|t| t * s.fill);
     s.samples
         .or_else(|| Some(s.tokens? / tokens?))
         .unwrap_or_else(|| match tokens {

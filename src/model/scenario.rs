@@ -615,13 +615,16 @@ impl Scenario {
     /// leaves without meaning is dropped, as the app drops its control, rather than refusing the
     /// change: PCIe peer-to-peer when the node is no longer PCIe, an NVLink or xGMI generation
     /// when the GPU changes (the new GPU's own link follows), a token budget when the model has
-    /// no tokens, and a tensor parallelism the new model's heads do not split into.
+    /// no tokens, and a tensor parallelism the new model (heads, or no transformer at all) or node size
+    /// does not allow.
     pub fn validate_after(&mut self, changed: &[&str]) -> Result<(), ModelError> {
-        const DROPPED: [(&str, &str); 4] = [
+        const DROPPED: [(&str, &str); 6] = [
             ("p2p", "p2p"),
             ("gpu+intra", "intra"),
             ("tokens", "tokens"),
             ("tp+heads", "tp"),
+            ("tp+model", "tp"),
+            ("tp+per_node", "tp"),
         ];
         loop {
             match self.validate() {
@@ -745,9 +748,12 @@ impl Scenario {
             Model::Custom => match (self.params, beyond_seq) {
                 (Some(p), None) => {
                     let tokens = f64::from(self.seq.unwrap_or(CUSTOM_SEQ));
+                    // Stated FLOPs without a stated seq say nothing of tokens.
+                    let counted = (self.flops.is_none() || self.seq.is_some()).then_some(tokens);
                     Ok(workload::custom_generic(
                         p,
                         self.flops.unwrap_or(6.0 * p * tokens),
+                        counted,
                     ))
                 }
                 (Some(_), Some(k)) => Err(ModelError::new(
@@ -876,11 +882,32 @@ impl Scenario {
                 ));
             }
         }
+        if tp > 1 && !matches!(workload.arch, Arch::Transformer { .. }) {
+            return Err(ModelError::new(
+                "tp+model",
+                format!(
+                    "tensor parallelism splits a transformer's layers by their attention heads; {} has none (use pp or data parallelism, or give model=custom layers, hidden and heads)",
+                    workload.id
+                ),
+            ));
+        }
         if tp > pn {
             return Err(ModelError::new(
                 "tp",
+                if gpus < self.node_size() {
+                    format!("tp={tp} is more than the job's gpus={gpus}")
+                } else {
+                    format!(
+                        "tp={tp} is larger than a node (per_node={pn}); tensor parallelism needs the node's fast links"
+                    )
+                },
+            ));
+        }
+        if pn % tp != 0 {
+            return Err(ModelError::new(
+                "tp+per_node",
                 format!(
-                    "tp={tp} is larger than a node (per_node={pn}); tensor parallelism needs the node's fast links"
+                    "tp={tp} does not divide per_node={pn}: a tensor-parallel group would span two nodes, and it needs the node's fast links"
                 ),
             ));
         }
@@ -922,7 +949,7 @@ impl Scenario {
             (None, Some(_)) => Attn::Flash,
             (None, None) => Attn::Eager,
         };
-        if self.tokens.is_some() && workload.tokens_per_sample().is_none() {
+        if self.tokens.is_some() && workload.sample_tokens().is_none() {
             return Err(ModelError::new(
                 "tokens",
                 format!(

@@ -377,7 +377,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
         comm,
         memory,
         throughput,
-        tokens_per_s: w.tokens_per_sample().map(|t| t * throughput),
+        tokens_per_s: w.sample_tokens().map(|t| t * throughput),
         tflops_per_gpu: hw_flops * throughput / n / 1e12,
         mfu: model_flops * throughput / n / peak,
         speedup: 1.0,
@@ -753,7 +753,7 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
         );
     }
     match kind {
-        Bottleneck::Network => comm_verdict(r, &c, pct(b.comm_exposed), faster_on),
+        Bottleneck::Network => comm_verdict(r, &c, pct, faster_on),
         Bottleneck::Data => {
             let mut s2 = setup.clone();
             s2.data_rate *= 2.0;
@@ -822,13 +822,23 @@ fn memory_verdict(sc: &Scenario, r: &StepResult) -> Verdict {
 fn comm_verdict(
     r: &StepResult,
     c: &Cluster,
-    pct: f64,
+    pct: impl Fn(f64) -> f64,
     faster_on: impl Fn(&Cluster) -> f64,
 ) -> Verdict {
     let parts = r.comm;
     // What waits, part by part: tensor-parallel and data-parallel time as exposed, not as issued.
     let tp = parts.tp_exposed;
     let dp = r.breakdown.comm_exposed - tp - parts.pp;
+    // The part's own share, and all communication's where the other parts add to it.
+    let all = pct(r.breakdown.comm_exposed);
+    let waits = |part: f64, on: &str| {
+        let own = pct(part);
+        if all - own >= 5.0 {
+            format!("{own:.0} % of the step waits on {on} ({all:.0} % on communication in all).")
+        } else {
+            format!("{own:.0} % of the step waits on {on}.")
+        }
+    };
     let intra2 = Cluster {
         intra_scale: c.intra_scale * 2.0,
         ..*c
@@ -840,7 +850,7 @@ fn comm_verdict(
     if tp >= parts.pp && tp >= dp {
         Verdict::new(
             Bottleneck::TensorParallel,
-            format!("{pct:.0} % of the step waits on tensor-parallel collectives inside the node."),
+            waits(tp, "tensor-parallel collectives inside the node"),
             format!(
                 "2× intra-node bandwidth → {:.2}× faster; or a smaller tp.",
                 faster_on(&intra2)
@@ -854,7 +864,7 @@ fn comm_verdict(
         };
         Verdict::new(
             Bottleneck::Pipeline,
-            format!("{pct:.0} % of the step waits on activations sent between pipeline stages."),
+            waits(parts.pp, "activations sent between pipeline stages"),
             format!(
                 "2× {more} bandwidth → {bandwidth:.2}× faster; or fewer stages (a smaller pp)."
             ),
@@ -894,11 +904,7 @@ fn comm_verdict(
         } else {
             format!("2× {more} bandwidth → {bandwidth:.2}× faster.")
         };
-        Verdict::new(
-            bottleneck,
-            format!("{pct:.0} % of the step waits on {text}."),
-            advice,
-        )
+        Verdict::new(bottleneck, waits(dp, text), advice)
     }
 }
 
@@ -937,6 +943,16 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         s
     };
     let mut tries: Vec<(Scenario, Vec<(&'static str, String)>)> = Vec::new();
+    // A stated micro-batch is the first thing to make smaller: fewer activations at once, the
+    // same step (more micro-batches).
+    let mut micro = sc.micro.unwrap_or(1) / 2;
+    while micro >= 1 {
+        tries.push((
+            with(&|s| s.micro = Some(micro)),
+            vec![("micro", micro.to_string())],
+        ));
+        micro /= 2;
+    }
     for z in base.zero + 1..=3 {
         tries.push((with(&|s| s.zero = Some(z)), vec![("zero", z.to_string())]));
     }
@@ -1043,6 +1059,33 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
                     ("zero", "3".into()),
                     ("recompute", "full".into()),
                 ],
+            });
+        }
+        // Both: the split as deep as the layers allow (a power of two), and the state sharded
+        // over the replicas that leaves.
+        let deepest = 1 << pp.min(base.workload.layers()).ilog2();
+        let both = with(&|s| {
+            s.gpus = gpus;
+            s.tp = tp;
+            s.pp = deepest;
+            s.zero = Some(3);
+            s.tech.recompute = full;
+            s.batch = None;
+        });
+        if fits(&both) {
+            let mut changes = vec![("gpus", gpus.to_string())];
+            for (key, now, then) in [("tp", base.tp, tp), ("pp", base.pp, deepest)] {
+                if now != then {
+                    changes.push((key, then.to_string()));
+                }
+            }
+            changes.push(("zero", "3".into()));
+            if base.tech.recompute != full {
+                changes.push(("recompute", "full".into()));
+            }
+            return Some(FitFix {
+                scenario: both,
+                changes,
             });
         }
         gpus *= 2;

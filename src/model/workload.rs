@@ -24,6 +24,9 @@ pub enum Arch {
         flops_per_sample: f64,
         /// Activation bytes per sample kept for the backward pass (16-bit).
         act_bytes_per_sample: f64,
+        /// Tokens a sample is, for a model given by its parameters (`seq`): its data budget and
+        /// critical batch count them. `None` for images.
+        tokens: Option<f64>,
     },
 }
 
@@ -316,6 +319,7 @@ pub const PRESETS: [Workload; 7] = [
             // ≈ 50 MB of 16-bit activations per 224² image (~25M activation values kept for the
             // backward pass; Rhu et al. 2016 "vDNN" Fig. 4 order of magnitude). Assumption.
             act_bytes_per_sample: 50e6,
+            tokens: None,
         },
         kernel_efficiency: RESNET50_KERNEL_EFFICIENCY,
         default_micro: 256,
@@ -476,8 +480,9 @@ pub fn custom_transformer(layers: u32, hidden: u32, heads: u32, seq: u32, vocab:
     }
 }
 
-/// A custom model by parameters and training FLOPs per sample (dense-model kernels assumed).
-pub fn custom_generic(params: f64, flops_per_sample: f64) -> Workload {
+/// A custom model by parameters and training FLOPs per sample (dense-model kernels assumed), of
+/// `tokens` a sample when it says.
+pub fn custom_generic(params: f64, flops_per_sample: f64, tokens: Option<f64>) -> Workload {
     Workload {
         id: "custom",
         name: "Custom model",
@@ -487,6 +492,7 @@ pub fn custom_generic(params: f64, flops_per_sample: f64) -> Workload {
             // Assumption: activations comparable to 16-bit copies of the parameters per sample
             // are too model-specific to guess; count one parameter-sized buffer per sample / 64.
             act_bytes_per_sample: params * 2.0 / 64.0,
+            tokens,
         },
         kernel_efficiency: Efficiency::Transformer,
         default_micro: 1,
@@ -503,6 +509,16 @@ impl Workload {
         match self.arch {
             Arch::Transformer { seq, .. } => Some(f64::from(seq)),
             Arch::Generic { .. } => None,
+        }
+    }
+
+    /// The tokens a sample is, whatever the model's shape: a transformer's sequence, or what a
+    /// model given by its parameters says (`seq`). Token budgets, tokens/s and the critical
+    /// batch count these; the shape's own costs go with [`Workload::tokens_per_sample`].
+    pub fn sample_tokens(&self) -> Option<f64> {
+        match self.arch {
+            Arch::Generic { tokens, .. } => tokens,
+            Arch::Transformer { .. } => self.tokens_per_sample(),
         }
     }
 
@@ -884,7 +900,7 @@ impl Workload {
     pub fn splits_over(&self, tp: u32) -> bool {
         match self.arch {
             Arch::Transformer { heads, .. } => tp > 0 && heads % tp == 0,
-            Arch::Generic { .. } => true,
+            Arch::Generic { .. } => tp == 1,
         }
     }
 

@@ -500,12 +500,12 @@ pub fn Controls() -> impl IntoView {
                 label="Tensor parallel (tp)"
                 key="tp"
                 testid="tp"
-                // Inside a node, and whole attention heads per rank.
+                // Inside a node (a group never spans two), and whole attention heads per rank.
                 options=Signal::derive(move || lab.setup.with(|s| {
                     PER_NODE_STEPS
                         .iter()
                         .filter_map(|t| u32::try_from(*t).ok())
-                        .filter(|t| *t <= s.per_node && s.workload.splits_over(*t))
+                        .filter(|t| s.per_node % *t == 0 && s.workload.splits_over(*t))
                         .map(|t| (t.to_string(), t.to_string()))
                         .collect()
                 }))
