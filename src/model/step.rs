@@ -525,14 +525,17 @@ fn at_zero(s: &Setup, z: u8, (activations, buffers): (f64, f64)) -> Memory {
     let (wbytes, obytes) = state_bytes_per_param(p);
     // ZeRO-3 gathers one unit at a time and prefetches the next: two units' weights and one
     // unit's gradient exist whole (PyTorch FSDP docs, `forward_prefetch`/`backward_prefetch`;
-    // FSDP2 prefetches one unit implicitly). A unit is a layer, or the output layer (V·h/tp)
-    // where that is larger.
+    // FSDP2 prefetches one unit implicitly). A unit is a layer, or the embedding or output
+    // layer (V·h/tp) where that is larger, whose neighbour is a layer: the largest unit's
+    // weights and gradient with a layer's weights (torchtitan wraps the embedding, each block,
+    // and the norm with the output layer as units: `parallelize_llama.py`, `apply_fsdp`).
     let gathered = if z >= 3 {
         let layer = params / f64::from(w.layers().div_ceil(s.pp));
         let output = w
             .vocab_and_hidden()
             .map_or(0.0, |(v, h)| v * h / f64::from(s.tp));
-        layer.max(output) * (2.0 * wbytes + s.grad_bytes())
+        let largest = layer.max(output);
+        (largest + layer) * wbytes + largest * s.grad_bytes()
     } else {
         0.0
     };
