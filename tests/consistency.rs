@@ -359,3 +359,15 @@ fn a_verdict_names_its_own_part_s_share() {
         format!("{own:.0} % of the step waits on activations sent between pipeline stages ({all:.0} % on communication in all).")
     );
 }
+
+/// Where failures outpace progress (ETTR 0) the run never ends: its time, GPU-hours and cost
+/// are infinite (null in JSON, "never" on the page), not a finite 348 million days.
+#[test]
+fn a_run_that_never_ends_has_no_time_to_train() {
+    let r = step("gpus=16384&ckpt_interval=1e5");
+    assert_eq!(r.ettr, 0.0);
+    assert!(r.time_to_train_days.is_infinite() && r.cost.is_infinite());
+    assert!(gpu_scaling_lab::render::train::days_text(r.time_to_train_days).starts_with("never"));
+    let json = serde_json::to_value(&r).unwrap();
+    assert!(json["time_to_train_days"].is_null());
+}

@@ -349,7 +349,12 @@ pub fn goodput(s: &Setup, r: &StepResult) -> Goodput {
     let steps = budget / batch + budget / b_noise;
     let slowest = step + straggler;
     let goodput = batch / slowest * rel.ettr;
-    let seconds = steps * slowest / rel.ettr.max(1e-9);
+    // Where failures outpace progress (ETTR 0) the run never ends: no time, hours or cost.
+    let seconds = if rel.ettr > 0.0 {
+        steps * slowest / rel.ettr
+    } else {
+        f64::INFINITY
+    };
     let gpu_hours = seconds / 3600.0 * f64::from(s.gpus);
     Goodput {
         straggler,

@@ -162,7 +162,7 @@ pub fn run_data(sc: &Scenario, pts: &[SweepPoint]) -> RunData {
 /// A duration in days as a reader says it: "3.2 days", "9.6 hours", "17 minutes".
 pub fn days_text(d: f64) -> String {
     if !d.is_finite() {
-        "forever".to_string()
+        "never (failures outpace progress)".to_string()
     } else if d >= 100.0 {
         format!("{} days", group(d.round() as u32))
     } else if d >= 1.0 {
@@ -178,7 +178,9 @@ pub fn days_text(d: f64) -> String {
 
 /// Energy given in MWh: "39,938 MWh", "4.2 MWh", "310 kWh", "0.52 kWh".
 pub fn energy_text(mwh: f64) -> String {
-    if mwh >= 10.0 {
+    if !mwh.is_finite() {
+        "—".to_string()
+    } else if mwh >= 10.0 {
         format!("{} MWh", group(mwh.round() as u32))
     } else if mwh >= 1.0 {
         format!("{mwh:.1} MWh")
@@ -191,7 +193,9 @@ pub fn energy_text(mwh: f64) -> String {
 
 /// Money in US dollars: "$512", "$70,054", "$31.2 M", "$1.4 B".
 pub fn money(x: f64) -> String {
-    if x >= 1e9 {
+    if !x.is_finite() {
+        "—".to_string()
+    } else if x >= 1e9 {
         format!("${:.1} B", x / 1e9)
     } else if x >= 1e6 {
         format!("${:.1} M", x / 1e6)

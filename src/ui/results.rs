@@ -13,7 +13,9 @@ use leptos::prelude::*;
 
 /// A rate with a readable multiplier.
 pub fn rate(x: f64) -> String {
-    if x >= 1e6 {
+    if !x.is_finite() {
+        "—".to_string()
+    } else if x >= 1e6 {
         format!("{:.2} M", x / 1e6)
     } else if x >= 1e3 {
         format!("{:.1} k", x / 1e3)
