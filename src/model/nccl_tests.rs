@@ -347,6 +347,9 @@ pub struct Calibration {
     pub scenario: String,
     /// Problems reading the text: (line, why).
     pub problems: Vec<(usize, String)>,
+    /// What makes the fit doubtful: a factor at its limit (the model cannot follow the run with
+    /// this cluster), or a scenario that contradicts the run's header.
+    pub warnings: Vec<String>,
 }
 
 /// The model's times for the run's sizes on a scenario.
@@ -404,6 +407,32 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
     }
     let round = |x: f64| (x * 1000.0).round() / 1000.0;
     let key = if network { "calib_net" } else { "calib_intra" };
+    let mut warnings = Vec::new();
+    if bw <= 0.01 || bw >= 10.0 {
+        warnings.push(format!(
+            "{key} reached its limit ({}): the run is {} than this cluster can be scaled to; check the network, NICs and fabric the scenario says",
+            round(bw),
+            if bw >= 10.0 { "much faster" } else { "much slower" }
+        ));
+    }
+    if lat <= 0.01 || lat >= 100.0 {
+        warnings.push(format!("calib_lat reached its limit ({})", round(lat)));
+    }
+    if run.ranks > 0 && run.ranks != setup.gpus {
+        warnings.push(format!(
+            "the run has {} ranks, the scenario gpus={}: the fit is for the scenario's cluster",
+            run.ranks, setup.gpus
+        ));
+    }
+    if let Some(pn) = run
+        .per_node()
+        .filter(|&pn| pn != setup.per_node && run.ranks == setup.gpus)
+    {
+        warnings.push(format!(
+            "the run has {pn} ranks a host, the scenario per_node={}",
+            setup.per_node
+        ));
+    }
     sc.set(key, &round(bw).to_string())
         .map_err(|e| e.to_string())?;
     sc.set("calib_lat", &round(lat).to_string())
@@ -418,6 +447,7 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
         latency_factor: round(lat),
         scenario: sc.to_query(),
         problems: run.problems.clone(),
+        warnings,
     })
 }
 
@@ -536,6 +566,23 @@ mod tests {
                 last.measured_busbw
             );
         }
+    }
+
+    /// A factor at its limit, or a scenario that contradicts the header, is said, not silently
+    /// fitted: the published 2×8 H100 run against a 100 Gb/s TCP cluster wants more than 10×.
+    #[test]
+    fn a_calibration_says_when_it_cannot_follow_the_run() {
+        use super::super::scenario::Scenario;
+        let text = include_str!("../../tests/data/nccl-tests/all_reduce_2x8_h100_a3mega.txt");
+        let run = parse(text);
+        let on = |q: &str| calibrate(&run, &Scenario::parse(q).unwrap()).unwrap();
+        let clean = on("gpus=16&per_node=8&gpu=h100");
+        assert!(clean.warnings.is_empty(), "{:?}", clean.warnings);
+        let tcp = on("gpus=16&per_node=8&gpu=h100&inter=tcp100");
+        assert_eq!(tcp.bandwidth_factor, 10.0);
+        assert!(tcp.warnings[0].starts_with("calib_net reached its limit"));
+        let one_node = on("gpus=8&gpu=h100");
+        assert!(one_node.warnings.iter().any(|w| w.contains("16 ranks")));
     }
 
     /// A node whose GPUs' PCIe links carry less than its NICs (one H100 with eight NDR NICs): a

@@ -504,7 +504,11 @@ impl Explained {
                 " Only the network's share of the time scales, so the factor can be larger than the plateau's gap."
             } else {
                 ""
-            },
+            } + &c
+                .warnings
+                .iter()
+                .map(|w| format!(" Beware: {w}."))
+                .collect::<String>(),
             Err(e) => format!("No calibration: {e}."),
         }
     }
