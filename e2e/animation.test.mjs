@@ -236,9 +236,12 @@ test('a pipeline draws its 1F1B schedule pass by pass, and says how to read it',
   const canvas = page.locator('[data-testid=timeline-canvas]');
   await canvas.scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.querySelector('[data-testid=timeline-canvas]').width > 0);
-  await page.waitForTimeout(400);
+  await page.waitForFunction(() => {
+    const n = document.querySelector('[data-testid=timeline-passes]');
+    return n && !n.hidden && /interleaved 1F1B.*micro-batch.*model chunk/.test(n.textContent);
+  });
   assert.ok(await note(page).isVisible());
-  assert.match(await note(page).textContent(), /interleaved 1F1B.*micro-batch.*model chunk/);
+  await page.waitForTimeout(400);
   assert.ok(await inkedPixels(page, 'timeline-canvas') > 5000, 'the timeline drew');
   await page.locator('.timeline').screenshot({ path: path.join(shots, 'timeline-interleaved.png') });
   // The plain schedule says so; without a pipeline the note goes.
@@ -247,6 +250,22 @@ test('a pipeline draws its 1F1B schedule pass by pass, and says how to read it',
   await page.locator('.timeline').screenshot({ path: path.join(shots, 'timeline-1f1b.png') });
   await page.evaluate(() => { location.hash = 'gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b'; });
   await page.waitForFunction(() => document.querySelector('[data-testid=timeline-passes]').hidden);
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('the comparison list offers only links the GPU can have, and NICs say what auto gives', async () => {
+  const { page, context, problems } = await openPage(env, 'gpus=16&per_node=8&gpu=h100&inter=ib-ndr&model=llama3-8b');
+  const values = await page.locator('[data-testid=anim-compare] option').evaluateAll((os) => os.map((o) => o.value));
+  assert.ok(values.includes('intra=nvlink4') && values.includes('intra=pcie5'), values.join());
+  assert.ok(!values.includes('intra=xgmi') && !values.includes('intra=nvlink3'), values.join());
+  await page.locator('[data-testid=anim-compare]').selectOption('intra=pcie4');
+  await page.waitForSelector('[data-testid=anim-canvas-compare]');
+  assert.equal(await page.locator('[data-testid=anim-compare-problem]').count(), 0);
+  // The NIC count the network brings is visible as auto: 8 on InfiniBand, 1 over TCP.
+  assert.equal(await page.locator('[data-testid=nics] option:checked').textContent(), 'auto: 8');
+  await page.locator('[data-testid=inter]').selectOption('tcp100');
+  await page.waitForFunction(() => document.querySelector('[data-testid=nics] option:checked').textContent === 'auto: 1');
   assert.deepEqual(problems.console, []);
   await context.close();
 });

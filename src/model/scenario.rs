@@ -835,10 +835,7 @@ impl Scenario {
                 ),
             ));
         }
-        let nics = self.nics.unwrap_or(match inter.kind {
-            NetKind::Rdma => pn.min(8),
-            _ => 1,
-        });
+        let nics = self.nics.unwrap_or(default_nics(inter, pn));
         let precision =
             self.precision
                 .unwrap_or(if self.gpu.peak_flops(Precision::Bf16).is_some() {
@@ -1118,6 +1115,15 @@ impl Scenario {
             setup.zero = super::step::least_zero_that_fits(&setup);
         }
         Ok(setup)
+    }
+}
+
+/// NICs per node when the scenario gives none: one per GPU up to eight on RDMA (DGX-style
+/// nodes), one over TCP or with no network.
+pub fn default_nics(inter: &Network, per_node: u32) -> u32 {
+    match inter.kind {
+        NetKind::Rdma => per_node.min(8),
+        _ => 1,
     }
 }
 

@@ -205,6 +205,8 @@ pub struct Shows {
     pub main: Show,
     /// The comparison, when one is chosen and its scenario is valid.
     pub compared: Option<Show>,
+    /// Why the chosen comparison cannot be shown, when it cannot.
+    pub compare_error: Option<String>,
 }
 
 impl Shows {
@@ -212,18 +214,24 @@ impl Shows {
     /// [`compare_options`]; empty for none).
     pub fn new(sc: &Scenario, compare: &str) -> Shows {
         let setup = sc.resolved();
-        let compared = compare.split_once('=').and_then(|(k, v)| {
+        let compared = compare.split_once('=').map(|(k, v)| {
             let mut other = sc.clone();
-            other.set(k, v).ok()?;
+            other.set(k, v)?;
             if k == "inter" && other.gpus <= setup.per_node {
                 // A network only matters across nodes: compare on two nodes.
                 other.gpus = setup.per_node * 2;
             }
-            other.setup().ok().map(|s| Show::new(&s))
+            other.setup().map(|s| Show::new(&s))
         });
+        let (compared, compare_error) = match compared {
+            Some(Ok(show)) => (Some(show), None),
+            Some(Err(e)) => (None, Some(e.to_string())),
+            None => (None, None),
+        };
         Shows {
             main: Show::new(&setup),
             compared,
+            compare_error,
         }
     }
 
@@ -254,7 +262,7 @@ pub fn advance(t: f64, dt: f64, longest: f64, speed: f64) -> (f64, bool) {
 
 /// The comparison choices as (`key=value`, words): nothing, the other inter-node networks, and
 /// the intra-node fabrics.
-pub fn compare_options() -> Vec<(String, String)> {
+pub fn compare_options(gpu: &hardware::Gpu) -> Vec<(String, String)> {
     let mut v = vec![(String::new(), "nothing".to_string())];
     for n in hardware::NETWORKS.iter().skip(1) {
         v.push((
@@ -262,7 +270,8 @@ pub fn compare_options() -> Vec<(String, String)> {
             format!("between nodes: {}", n.name),
         ));
     }
-    for f in hardware::FABRICS.iter() {
+    // Inside the node, only the links this GPU can have.
+    for f in hardware::FABRICS.iter().filter(|f| gpu.can_use(f)) {
         v.push((
             format!("intra={}", f.id),
             format!("inside nodes: {}", f.name),
@@ -453,16 +462,30 @@ mod tests {
         assert_eq!(p.server_labels().len(), 8);
     }
 
+    /// Every offered comparison can be shown for the GPU it is offered on (H100 was offered
+    /// xGMI and older NVLinks, which drew nothing or kept the previous comparison).
     #[test]
     fn compare_options_start_with_nothing_and_are_valid_keys() {
-        let opts = compare_options();
-        assert_eq!(opts[0], (String::new(), "nothing".to_string()));
-        assert!(opts.len() > 3);
-        let mut sc = Scenario::parse("gpus=16&per_node=8").unwrap();
-        for (kv, words) in &opts[1..] {
-            let (k, v) = kv.split_once('=').unwrap();
-            assert!(sc.set(k, v).is_ok(), "{kv}");
-            assert!(words.starts_with("between nodes: ") || words.starts_with("inside nodes: "));
+        for gpu in hardware::GPUS.iter() {
+            let opts = compare_options(gpu);
+            assert_eq!(opts[0], (String::new(), "nothing".to_string()));
+            assert!(opts.len() > 3);
+            let sc = Scenario::parse(&format!("gpus=16&per_node=8&gpu={}", gpu.id)).unwrap();
+            for (kv, words) in &opts[1..] {
+                let s = Shows::new(&sc, kv);
+                assert!(
+                    s.compared.is_some(),
+                    "{} {kv}: {:?}",
+                    gpu.id,
+                    s.compare_error
+                );
+                assert!(
+                    words.starts_with("between nodes: ") || words.starts_with("inside nodes: ")
+                );
+            }
         }
+        let h100 = Scenario::parse("gpus=16&per_node=8&gpu=h100").unwrap();
+        let refused = Shows::new(&h100, "intra=xgmi");
+        assert!(refused.compared.is_none() && refused.compare_error.is_some());
     }
 }

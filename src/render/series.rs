@@ -424,8 +424,9 @@ pub mod pin {
                 keys.push(k);
             }
         }
-        keys.into_iter()
-            .filter_map(|k| {
+        let mut diffs: Vec<KeyDiff> = keys
+            .iter()
+            .filter_map(|&k| {
                 let (va, vb) = (value(&pa, a, k), value(&pb, b, k));
                 (va != vb).then(|| KeyDiff {
                     key: k.to_string(),
@@ -433,7 +434,30 @@ pub mod pin {
                     b: vb,
                 })
             })
-            .collect()
+            .collect();
+        // What the model chose where neither states it, when that differs (a network change
+        // brings its own NIC count: 8 on RDMA, 1 over TCP).
+        if let (Ok(sa), Ok(sb)) = (a.setup(), b.setup()) {
+            let chosen = |s: &crate::model::scenario::Setup| {
+                [
+                    ("nics", s.nics.to_string()),
+                    ("zero", s.zero.to_string()),
+                    ("micro", s.micro.to_string()),
+                    ("batch", s.batch.to_string()),
+                    ("precision", s.precision.id().to_string()),
+                ]
+            };
+            for ((key, va), (_, vb)) in chosen(&sa).into_iter().zip(chosen(&sb)) {
+                if va != vb && !keys.contains(&key) {
+                    diffs.push(KeyDiff {
+                        key: key.to_string(),
+                        a: format!("{va} (auto)"),
+                        b: format!("{vb} (auto)"),
+                    });
+                }
+            }
+        }
+        diffs
     }
 
     /// The differences as one line: "A: inter=tcp100 · B: inter=ib-ndr".
@@ -727,15 +751,26 @@ mod tests {
         let a = sc("gpus=64&gpu=h100&inter=tcp100&model=llama3-8b");
         let b = sc("gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b");
         let d = pin::differing_keys(&a, &b);
+        // The network brings its own NIC count, which the model chose on both sides: named.
         assert_eq!(
             d,
-            vec![pin::KeyDiff {
-                key: "inter".into(),
-                a: "tcp100".into(),
-                b: "ib-ndr".into()
-            }]
+            vec![
+                pin::KeyDiff {
+                    key: "inter".into(),
+                    a: "tcp100".into(),
+                    b: "ib-ndr".into()
+                },
+                pin::KeyDiff {
+                    key: "nics".into(),
+                    a: "1 (auto)".into(),
+                    b: "8 (auto)".into()
+                }
+            ]
         );
-        assert_eq!(pin::keys_text(&d), "A: inter=tcp100 · B: inter=ib-ndr");
+        assert_eq!(
+            pin::keys_text(&d),
+            "A: inter=tcp100, nics=1 (auto) · B: inter=ib-ndr, nics=8 (auto)"
+        );
         // A key one side leaves at its default shows the default's value.
         let b2 = sc("gpus=64&gpu=h100&inter=tcp100&model=llama3-8b&zero=3");
         let d2 = pin::differing_keys(&a, &b2);

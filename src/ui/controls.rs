@@ -6,7 +6,7 @@ use crate::model::collective::Algo;
 use crate::model::goodput;
 use crate::model::hardware::{FabricKind, Gpu, FABRICS, GPUS, NETWORKS};
 use crate::model::keys::{self, Accepts, MAX_GPUS, PER_NODE_STEPS};
-use crate::model::scenario::{Model, Scaling, Setup};
+use crate::model::scenario::{default_nics, Model, Scaling, Setup};
 use crate::model::topology::Routing;
 use crate::model::units::{format_bytes, GIB, KIB, MIB};
 use crate::model::workload::{self, Recompute};
@@ -431,8 +431,15 @@ pub fn Controls() -> impl IntoView {
                 label="NICs per node"
                 key="nics"
                 testid="nics"
-                options=Signal::derive(|| (1u32..=8).map(|n| (n.to_string(), n.to_string())).collect())
-                value=Signal::derive(move || lab.setup.with(|s| s.nics.to_string()))
+                // "auto" says what the network brings: a network change that moves the count
+                // is then visible (8 on RDMA, 1 over TCP).
+                options=Signal::derive(move || {
+                    let auto = lab.setup.with(|s| default_nics(s.inter, s.per_node));
+                    std::iter::once((String::new(), format!("auto: {auto}")))
+                        .chain((1u32..=8).map(|n| (n.to_string(), n.to_string())))
+                        .collect()
+                })
+                value=key_value(lab, "nics")
             />
             <Choice
                 label="All-reduce algorithm"

@@ -61,6 +61,14 @@ pub fn AnimationPanel() -> impl IntoView {
     let primary_size = use_element_size(primary);
     let secondary_size = use_element_size(secondary);
 
+    // The comparisons this GPU can have; a GPU change drops one it cannot.
+    let options = Memo::new(move |_| lab.setup.with(|s| compare_options(s.gpu)));
+    Effect::new(move |_| {
+        let kept = options.with(|o| o.iter().any(|(v, _)| compare.with_untracked(|c| c == v)));
+        if !kept {
+            compare.set(String::new());
+        }
+    });
     // The collectives to play: the scenario's, and the comparison's.
     let shows = Memo::new(move |_| lab.scenario.with(|sc| compare.with(|c| Shows::new(sc, c))));
     // A new scenario restarts the playback.
@@ -237,7 +245,10 @@ pub fn AnimationPanel() -> impl IntoView {
             </label>
             <label class="compare">"Compare with "
                 <select data-testid="anim-compare" on:change=move |ev| compare.set(event_target_value(&ev))>
-                    {compare_options().into_iter().map(|(v, t)| view! { <option value=v>{t}</option> }).collect_view()}
+                    {move || options.get().into_iter().map(|(v, t)| {
+                        let chosen = v.clone();
+                        view! { <option value=v selected=move || compare.with(|c| *c == chosen)>{t}</option> }
+                    }).collect_view()}
                 </select>
             </label>
             <span class="clock" data-testid="anim-clock">{move || clock.get()}</span>
@@ -248,6 +259,7 @@ pub fn AnimationPanel() -> impl IntoView {
             </button>
         </div>
         {move || shows.with(|s| s.main.playable.as_ref().err().map(|e| view! { <p class="problem">{e.to_string()}</p> }))}
+        {move || shows.with(|s| s.compare_error.clone().map(|e| view! { <p class="problem" data-testid="anim-compare-problem">{format!("No comparison: {e}")}</p> }))}
         <div class="anim-canvases" class:two=move || !compare.get().is_empty()>
             <canvas node_ref=primary data-testid="anim-canvas" role="img" tabindex="0"
                 data-servers=move || servers.with(|s| s.join(", "))
