@@ -151,6 +151,28 @@ test('a chart\'s data table shows the same numbers as the CSV', async () => {
   await context.close();
 });
 
+test('a link with a scenario opens at its results; a refused GPU count is named at its field and not kept', async () => {
+  const { page, context, problems } = await openPage(env, hash);
+  await page.waitForFunction(() => Math.abs(document.getElementById('results').getBoundingClientRect().top) < 5);
+  await page.screenshot({ path: path.join(shots, 'explorer-opens-at-results-1280.png') });
+  const before = await text(page, 'step-time');
+  const field = page.locator('[data-testid=gpus]');
+  await field.fill('100');
+  await field.press('Tab');
+  const problem = page.locator('[data-testid=problem-gpus]');
+  await problem.waitFor();
+  assert.match(await problem.textContent(), /gpus=100 is not a multiple of per_node=8/);
+  assert.equal(await field.inputValue(), '64', 'the field shows the count the results are for');
+  assert.equal(await text(page, 'step-time'), before);
+  assert.match(await text(page, 'error'), /The previous value is kept/);
+  await problem.locator('xpath=ancestor::fieldset').screenshot({ path: path.join(shots, 'explorer-refused-gpus.png') });
+  await field.fill('128');
+  await field.press('Tab');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=problem-gpus]'));
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
 test('section links scroll without disturbing the scenario in the hash', async () => {
   const { page, context, problems } = await openPage(env, hash);
   await page.waitForTimeout(300);

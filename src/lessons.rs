@@ -50,14 +50,17 @@ pub struct Step {
 }
 
 /// The charts a step can name: `speedup`, `efficiency`, `breakdown`, `time-to-train`, `compare`
-/// (other networks) and `topology` (the job on the cluster's network).
-pub const CHARTS: [&str; 6] = [
+/// (other networks), `topology` (the job on the cluster's network), `results` (the cards: the
+/// collective, memory, the verdict) and `timeline` (the step's timeline).
+pub const CHARTS: [&str; 8] = [
     "speedup",
     "efficiency",
     "breakdown",
     "time-to-train",
     "compare",
     "topology",
+    "results",
+    "timeline",
 ];
 
 /// How a step's answer comes from the model.
@@ -379,7 +382,7 @@ mod tests {
         let chart = json.replace(r#""explain":"e""#, r#""explain":"e","chart":"pie""#);
         assert_eq!(
             parse(&chart).unwrap_err(),
-            "lesson 'mine' step 1: 'pie' is not a chart; accepted: speedup, efficiency, breakdown, time-to-train, compare, topology"
+            "lesson 'mine' step 1: 'pie' is not a chart; accepted: speedup, efficiency, breakdown, time-to-train, compare, topology, results, timeline"
         );
         assert_eq!(
             ls[0].steps[0].chart(),
@@ -402,7 +405,9 @@ mod tests {
         assert_eq!(chart("placement", 0), "topology");
         assert_eq!(chart("stragglers", 0), "breakdown");
         assert_eq!(chart("failures", 0), "time-to-train");
-        assert_eq!(chart("memory-wall", 0), "speedup");
+        assert_eq!(chart("memory-wall", 0), "results");
+        assert_eq!(chart("latency-bandwidth", 0), "results");
+        assert_eq!(chart("bubble", 0), "timeline");
     }
 
     #[test]

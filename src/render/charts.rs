@@ -125,6 +125,7 @@ fn frame<'a, DB, Y>(
     y: Y,
     y_desc: &str,
     y_fmt: &dyn Fn(&f64) -> String,
+    widest: &str,
 ) -> DrawResult<GpuChart<'a, DB, Y::CoordDescType>>
 where
     DB: DrawingBackend + 'a,
@@ -136,7 +137,7 @@ where
     let mut chart = ChartBuilder::on(root)
         .margin(st.px(10.0))
         .x_label_area_size(st.px(34.0))
-        .y_label_area_size(st.px(48.0))
+        .y_label_area_size(y_label_area(st, widest))
         .build_cartesian_2d((1f64..MAX_X).log_scale(), y)
         .map_err(err)?;
     chart
@@ -155,6 +156,15 @@ where
     Ok(chart)
 }
 
+/// Room left of the plot for the tick labels, as wide as `widest` (the longest label the axis
+/// writes) at 12 px, and the axis title beside them: a fixed 48 px let the title print over
+/// "100 %" and "1,000 d".
+fn y_label_area(st: &Style, widest: &str) -> u32 {
+    // Average glyph width of a sans-serif digit, 0.58 em; the title's line, 13 px, and gaps.
+    let labels = widest.chars().count() as f64 * 0.58 * st.font(12.0);
+    labels.round() as u32 + st.px(28.0)
+}
+
 /// The frame of both speedup charts: log–log, 1 to 65,536.
 fn speedup_frame<'a, DB: DrawingBackend + 'a>(
     root: &'a DrawingArea<DB, Shift>,
@@ -166,6 +176,7 @@ fn speedup_frame<'a, DB: DrawingBackend + 'a>(
         (1f64..MAX_X).log_scale(),
         "speedup ×",
         &axis_labels,
+        "10k",
     )
 }
 
@@ -515,7 +526,7 @@ fn draw_efficiency_with<DB: DrawingBackend>(
     // where the corner box would cover it; so does a narrow canvas's.
     let above = pinned.is_some() || legend_above(root, st);
     let plot = plot_below_legend(root, &entries, st, above)?;
-    let mut chart = frame(&plot, st, 0f64..1.05, "efficiency", &percent)?;
+    let mut chart = frame(&plot, st, 0f64..1.05, "efficiency", &percent, "100 %")?;
     shade_oom(&mut chart, &oom, (0.0, 1.05), st)?;
     let corner = (!above).then_some(Corner::LowerLeft);
     let y = |p: &Point| p.efficiency.clamp(0.0, 1.05);
@@ -550,7 +561,7 @@ pub fn draw_breakdown<DB: DrawingBackend>(
     st: &Style,
 ) -> DrawResult<PlotArea> {
     let fg = st.fg();
-    let mut chart = frame(root, st, 0f64..1.0, "share of time", &percent)?;
+    let mut chart = frame(root, st, 0f64..1.0, "share of time", &percent, "100 %")?;
     let shares: Vec<(f64, [f64; 9])> = d
         .points
         .iter()
@@ -837,6 +848,7 @@ pub fn draw_time_to_train<DB: DrawingBackend>(
         (lo..hi).log_scale(),
         "time to train",
         &days_label,
+        "1,000 d",
     )?;
     shade_oom(&mut chart, &oom, (lo, hi), st)?;
     let w = st.px(2.0);

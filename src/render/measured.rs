@@ -225,11 +225,16 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// GB/s with sensible digits.
-fn gbs(x: f64) -> String {
+/// A bandwidth in GB/s with as many decimals as it needs: "338 GB/s", "4.2 GB/s", "0.05 GB/s".
+pub fn gbs(x: f64) -> String {
     if x >= 10.0 {
         format!("{x:.0} GB/s")
-    } else {
+    } else if x >= 1.0 {
         format!("{x:.1} GB/s")
+    } else if x >= 0.1 {
+        format!("{x:.2} GB/s")
+    } else {
+        format!("{x:.3} GB/s")
     }
 }
 

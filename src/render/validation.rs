@@ -654,10 +654,17 @@ pub fn draw_scatter<DB: DrawingBackend>(
         .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], fg.stroke_width(w)));
     let band = fg.mix(0.45);
     for (k, label) in [(1.25f64, true), (0.75, false)] {
+        // The part of y = x + k inside the square: plotters clamps points outside the plot to
+        // its edge, which bent the line onto y = x at one end.
         let k = k.log10();
+        let ends = if k > 0.0 {
+            [(a, a + k), (b - k, b)]
+        } else {
+            [(a - k, a), (b, b + k)]
+        };
         let s = chart
             .draw_series(DashedLineSeries::new(
-                [(a, a + k), (b, b + k)],
+                ends,
                 st.px(5.0),
                 st.px(4.0),
                 band.stroke_width(st.px(1.0)),

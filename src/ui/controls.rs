@@ -6,7 +6,7 @@ use crate::model::collective::Algo;
 use crate::model::goodput;
 use crate::model::hardware::{FabricKind, Gpu, FABRICS, GPUS, NETWORKS};
 use crate::model::keys::{self, Accepts, MAX_GPUS, PER_NODE_STEPS};
-use crate::model::scenario::{default_nics, Model, Scaling, Setup};
+use crate::model::scenario::{default_nics, Model, Scaling, Scenario, Setup};
 use crate::model::topology::Routing;
 use crate::model::units::{format_bytes, GIB, KIB, MIB};
 use crate::model::workload::{self, Recompute};
@@ -53,6 +53,7 @@ pub(crate) fn Choice(
                 </option>
             </For>
         </select>
+        <FieldProblem key=key />
     }
 }
 
@@ -67,6 +68,20 @@ fn show_scenario<T: Clone + PartialEq + Send + Sync + 'static>(
     let shown = value.get_untracked();
     if current != shown {
         set(shown);
+    }
+}
+
+/// Why the last change to `key` was refused, at its control (the banner at the top of the page
+/// may be far above it).
+#[component]
+fn FieldProblem(key: &'static str) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    move || {
+        lab.refused.with(|r| {
+            r.as_ref().filter(|(k, _)| k == key).map(|(_, why)| {
+                view! { <p class="problem field-problem" role="status" data-testid=format!("problem-{key}")>{why.clone()}</p> }
+            })
+        })
     }
 }
 
@@ -104,6 +119,7 @@ fn Number(
                 show_scenario(el.value(), |v| el.set_value(&v), value);
             }
         />
+        <FieldProblem key=key />
     }
 }
 
@@ -177,6 +193,7 @@ fn KeyField(
                 show_scenario(el.value(), |v| el.set_value(&v), value);
             }
         />
+        <FieldProblem key=key />
     }
 }
 
@@ -366,12 +383,27 @@ pub fn Controls() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let sc = lab.scenario;
     let custom = move || sc.with(|s| s.model == Model::Custom);
+    // The preset the scenario still is, if any: a change away from it shows the prompt again.
+    let presets: Vec<String> = PRESETS
+        .iter()
+        .map(|(_, q)| Scenario::parse_lenient(q).0.to_query())
+        .collect();
+    let preset = Memo::new(move |_| {
+        sc.with(|s| {
+            let q = s.to_query();
+            presets
+                .iter()
+                .position(|p| *p == q)
+                .map_or(String::new(), |i| i.to_string())
+        })
+    });
     view! {
         <div class="presets">
             <label for="ctl-preset">"Start from"</label>
             <select
                 id="ctl-preset"
                 data-testid="preset"
+                prop:value=move || preset.get()
                 on:change=move |ev| {
                     let i: usize = event_target_value(&ev).parse().unwrap_or(usize::MAX);
                     if let Some((_, q)) = PRESETS.get(i) {
@@ -399,9 +431,18 @@ pub fn Controls() -> impl IntoView {
                     aria-label="GPU count"
                     data-testid="gpus"
                     prop:value=move || sc.with(|s| s.gpus.to_string())
-                    on:change=move |ev| lab.set("gpus", event_target_value(&ev).trim())
+                    on:change=move |ev| {
+                        lab.set("gpus", event_target_value(&ev).trim());
+                        // Refused, the field shows the count the results are for again.
+                        let el = event_target::<web_sys::HtmlInputElement>(&ev);
+                        let shown = sc.with_untracked(|s| s.gpus.to_string());
+                        if el.value() != shown {
+                            el.set_value(&shown);
+                        }
+                    }
                 />
             </div>
+            <FieldProblem key="gpus" />
             <Choice
                 label="GPUs per node"
                 key="per_node"
@@ -454,10 +495,17 @@ pub fn Controls() -> impl IntoView {
                 label="Message for the collective card"
                 key="bytes"
                 testid="bytes"
-                options=Signal::derive(|| {
-                    [4.0 * KIB, 64.0 * KIB, MIB, 16.0 * MIB, 256.0 * MIB, GIB, 4.0 * GIB]
-                        .iter()
-                        .map(|b| (format_bytes(*b), crate::model::units::human_bytes(*b)))
+                // The usual sizes, and the scenario's own when the link gives another.
+                options=Signal::derive(move || {
+                    let own = sc.with(|s| s.bytes.0);
+                    let mut sizes = vec![4.0 * KIB, 64.0 * KIB, MIB, 16.0 * MIB, 256.0 * MIB, GIB, 4.0 * GIB];
+                    if !sizes.contains(&own) {
+                        sizes.push(own);
+                        sizes.sort_by(f64::total_cmp);
+                    }
+                    sizes
+                        .into_iter()
+                        .map(|b| (format_bytes(b), crate::model::units::human_bytes(b)))
                         .collect()
                 })
                 value=Signal::derive(move || sc.with(|s| format_bytes(s.bytes.0)))

@@ -159,11 +159,19 @@ pub fn App() -> impl IntoView {
             page::jump_to(lab, id);
         }
     };
-    // For a newcomer on the bare page; a link with a scenario came for that scenario.
-    let first_answer = read_hash()
+    // For a newcomer on the bare page; a link with a scenario came for that scenario, and opens
+    // at its results (a lesson, a page or the presenter layout keep their own place).
+    let opened_with = read_hash();
+    let first_answer = opened_with
         .is_empty()
         .then(page::first_answer_html)
         .flatten();
+    let own_place = lab.lesson.with_untracked(Option::is_some)
+        || lab.page.with_untracked(Option::is_some)
+        || lab.presenter.get_untracked();
+    if !opened_with.is_empty() && !own_place {
+        page::focus_to_top("results");
+    }
     view! {
         <HandoutView />
         <a class="skip" href="#results" on:click=jump("results")>"Skip to results"</a>

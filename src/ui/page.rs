@@ -60,7 +60,11 @@ pub fn ProblemBanner() -> impl IntoView {
                         <p>
                             {format!("{m}.")}
                             {(n > 1).then(|| view! { <span class="repeat" data-testid="error-repeat">{format!(" (×{n})")}</span> })}
-                            " " <span class="hint">"The default is used for this key."</span>
+                            " " <span class="hint">{if lab.refused.with(Option::is_some) {
+                                "The previous value is kept."
+                            } else {
+                                "The default is used for this key."
+                            }}</span>
                         </p>
                     }).collect_view()}
                     <button type="button" class="dismiss" on:click=move |_| lab.errors.set(Vec::new())>

@@ -179,8 +179,9 @@ fn CollectiveCard() -> impl IntoView {
                 }.into_any(),
                 Ok(c) => view! {
                     <p>
-                        {format!("{} ({} protocol): {} — algbw {:.1} GB/s, busbw {:.1} GB/s; bound by {}; {:.0} % of it is latency.",
-                            c.algorithm.name(), c.protocol.id(), duration(c.time_s), c.algbw_gbs, c.busbw_gbs,
+                        {format!("{} ({} protocol): {} — algbw {}, busbw {}; bound by {}; {:.0} % of it is latency.",
+                            c.algorithm.name(), c.protocol.id(), duration(c.time_s),
+                            crate::render::measured::gbs(c.algbw_gbs), crate::render::measured::gbs(c.busbw_gbs),
                             c.bottleneck.id_on(lab.setup.with(|s| s.intra)), 100.0 * c.latency_share)}
                     </p>
                 }.into_any(),

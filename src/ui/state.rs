@@ -21,6 +21,9 @@ pub struct Lab {
     pub setup: Memo<Setup>,
     /// Input problems to show (bad URL values, a rejected control change).
     pub errors: RwSignal<Vec<ModelError>>,
+    /// The key of the last control change refused, and why: shown at that control, whose
+    /// previous value stays.
+    pub refused: RwSignal<Option<(String, String)>>,
     /// Networks drawn in the comparison chart.
     pub compare: RwSignal<Vec<&'static str>>,
     /// The step at the chosen count.
@@ -345,6 +348,7 @@ impl Lab {
             scenario,
             setup,
             errors: RwSignal::new(errs),
+            refused: RwSignal::new(None),
             compare,
             result,
             verdict,
@@ -465,9 +469,13 @@ impl Lab {
         match outcome {
             Ok(()) => {
                 self.errors.set(Vec::new());
+                self.refused.set(None);
                 self.scenario.set(next);
             }
-            Err(e) => self.errors.set(vec![e]),
+            Err(e) => {
+                self.refused.set(Some((key.to_string(), e.to_string())));
+                self.errors.set(vec![e]);
+            }
         }
     }
 
@@ -477,6 +485,7 @@ impl Lab {
         self.push_history();
         let (sc, errs) = Scenario::parse_lenient(query);
         self.errors.set(errs);
+        self.refused.set(None);
         self.scenario.set(sc);
     }
 }

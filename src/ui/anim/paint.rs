@@ -568,7 +568,13 @@ pub fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline, w: f64, h: f64,
         return;
     };
     p.clear();
-    let left = 110.0 * p.scale;
+    // Room for the widest row label at the type's size (projector mode enlarges it).
+    let widest = tl
+        .rows
+        .iter()
+        .map(|r| p.text_width(r, 11.0, ""))
+        .fold(0.0, f64::max);
+    let left = (110.0 * p.scale).max(widest + 12.0 * p.scale);
     let top = 8.0 * p.scale;
     let axis = 22.0 * p.scale;
     let rows = tl.rows.len().max(1) as f64;

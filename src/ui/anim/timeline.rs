@@ -46,17 +46,24 @@ pub fn TimelinePanel() -> impl IntoView {
     view! {
         <h2>"One training step, GPU by GPU"</h2>
         <canvas node_ref=timeline_ref data-testid="timeline-canvas" class="timeline" role="img"
-            aria-label=move || lab.result.with(|r| r.as_ref().ok().map(|r| format!(
-                "Step timeline: compute {} of a {} step; the GPUs are idle {:.0} % of the time.",
-                duration(r.breakdown.compute), duration(r.breakdown.total()),
-                100.0 * (1.0 - r.breakdown.compute / r.breakdown.total()))).unwrap_or_default())></canvas>
+            aria-label=move || tl.with(|t| t.as_ref().map(|t| {
+                // What is drawn: the step as long as its slowest GPU, idle over every row.
+                let rows = t.rows.len().max(1) as f64;
+                let idle: f64 = t.bars.iter().filter(|b| b.kind.idle()).map(|b| b.end - b.start).sum();
+                let compute: f64 = t.bars.iter()
+                    .filter(|b| b.row == 0 && matches!(b.kind, BarKind::Forward | BarKind::Backward))
+                    .map(|b| b.end - b.start).sum();
+                format!(
+                    "Step timeline: compute {} of a {} step; the GPUs are idle {:.0} % of the time.",
+                    duration(compute), duration(t.total), 100.0 * idle / (rows * t.total.max(1e-12)))
+            }).unwrap_or_default())></canvas>
         <ul class="legend">
             {move || [BarKind::Data, BarKind::Forward, BarKind::Backward, BarKind::Comm, BarKind::CommHidden, BarKind::CommExposed, BarKind::Bubble, BarKind::Serial, BarKind::Straggler]
                 .into_iter()
                 // The slowest GPU's entry only when there is one.
                 .filter(|k| *k != BarKind::Straggler || tl.with(|t| t.as_ref().is_some_and(|t| t.bars.iter().any(|b| b.kind == BarKind::Straggler))))
                 .map(|k| view! {
-                    <li><span class="swatch" style:background=timeline_colour(k, false)></span>{k.label()}</li>
+                    <li><span class="swatch" style:background=move || timeline_colour(k, dark.get())></span>{k.label()}</li>
                 }).collect_view()}
         </ul>
         <p class="hint" data-testid="timeline-passes" hidden=move || tl.with(|t| !t.as_ref().is_some_and(|t| t.bars.iter().any(|b| b.op.is_some())))>
