@@ -371,3 +371,29 @@ fn a_run_that_never_ends_has_no_time_to_train() {
     let json = serde_json::to_value(&r).unwrap();
     assert!(json["time_to_train_days"].is_null());
 }
+
+/// The default ZeRO stage is the least sharding that fits, not the fastest: where ZeRO-1's
+/// gather after the step is what waits, the advice names the faster choice, and its figure is a
+/// re-run's (an H200, which fits ZeRO-1, was 10 % slower than an H100 at ZeRO-3, unexplained).
+#[test]
+fn the_advice_names_a_faster_zero_choice() {
+    let q = "model=llama3-70b&gpus=128&tp=4&gpu=h200";
+    let r = step(q);
+    assert_eq!(r.zero, 1);
+    let key = if r.advice.contains("gather_overlap=1") {
+        "gather_overlap=1"
+    } else {
+        "zero=3"
+    };
+    assert!(r.advice.contains(key), "{}", r.advice);
+    let faster = step(&format!("{q}&{key}"));
+    let claimed: f64 = r
+        .advice
+        .rsplit("→ ")
+        .next()
+        .and_then(|t| t.split('×').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap();
+    let actual = r.times.step_ms / faster.times.step_ms;
+    assert!((claimed - actual).abs() < 0.006, "{claimed} vs {actual}");
+}

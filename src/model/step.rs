@@ -756,7 +756,40 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
         );
     }
     match kind {
-        Bottleneck::Network => comm_verdict(r, &c, pct, faster_on),
+        Bottleneck::Network => {
+            let mut v = comm_verdict(r, &c, pct, faster_on);
+            // ZeRO-1/2 gather the updated weights after the step, waited for; ZeRO-3 prefetches
+            // them behind the forward pass, and Megatron's distributed optimizer can overlap the
+            // gather (gather_overlap=1). Where either is faster, the advice says so: the default
+            // stage is the least sharding that fits, not the fastest.
+            if matches!(v.bottleneck, Bottleneck::Network | Bottleneck::IntraNode)
+                && matches!(setup.zero, 1 | 2)
+                && !setup.tech.gather_overlap
+            {
+                let speed = |f: &dyn Fn(&mut Setup)| {
+                    let mut s2 = setup.clone();
+                    f(&mut s2);
+                    (memory(&s2).fits())
+                        .then(|| evaluate_on(&s2, &c).ok())
+                        .flatten()
+                        .map_or(0.0, |r2| step / r2.breakdown.total())
+                };
+                let overlap = speed(&|s2| s2.tech.gather_overlap = true);
+                let zero3 = speed(&|s2| s2.zero = 3);
+                let (best, how) = if zero3 > overlap {
+                    (zero3, "ZeRO-3 (zero=3), which gathers each layer's weights ahead of its use")
+                } else {
+                    (overlap, "overlapping the weight gather with the next forward pass (gather_overlap=1)")
+                };
+                if best > 1.05 {
+                    v.advice += &format!(
+                        " ZeRO-{} gathers the updated weights after the step and waits: {how} → {best:.2}× faster.",
+                        setup.zero
+                    );
+                }
+            }
+            v
+        }
         Bottleneck::Data => {
             let mut s2 = setup.clone();
             s2.data_rate *= 2.0;
