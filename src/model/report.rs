@@ -276,12 +276,11 @@ pub struct StepReport {
 }
 
 impl StepReport {
-    /// Evaluates the scenario's step, with the serial fraction fitted on its own curve.
+    /// Evaluates the scenario's step, with the serial fraction its speedup implies.
     pub fn new(sc: &Scenario) -> Result<StepReport, ModelError> {
         let s = sc.setup()?;
         let r = step::evaluate_setup(&s)?;
-        let pts = sweep::sweep(sc, &sweep::counts(sc.gpus, sc.gpus));
-        let f = sweep::fitted_serial_fraction(sc, &pts);
+        let f = sweep::karp_flatt(sc.gpus, r.speedup);
         Ok(StepReport::from_result(sc, &s, &r, f))
     }
 
