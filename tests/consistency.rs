@@ -397,3 +397,28 @@ fn the_advice_names_a_faster_zero_choice() {
     let actual = r.times.step_ms / faster.times.step_ms;
     assert!((claimed - actual).abs() < 0.006, "{claimed} vs {actual}");
 }
+
+/// A node has no more GPUs than its links connect: a cube-mesh or xGMI joins 8 (72 MI300X in a
+/// full mesh gave 300 GB/s); a change of link drops a node size it cannot have.
+#[test]
+fn a_node_has_no_more_gpus_than_its_links_connect() {
+    let refused_collective = |q: &str| {
+        Scenario::parse(q)
+            .and_then(|sc| CollectiveReport::new(&sc))
+            .unwrap_err()
+            .key
+    };
+    assert_eq!(
+        refused_collective("gpu=mi300x&gpus=72&per_node=72"),
+        "per_node+intra"
+    );
+    assert_eq!(
+        refused_collective("gpu=v100&gpus=72&per_node=72"),
+        "per_node+intra"
+    );
+    step("gpu=b200&gpus=72&per_node=72&model=llama3-8b");
+    let mut sc = Scenario::parse("gpu=v100&intra=pcie3&gpus=16&per_node=16").unwrap();
+    sc.set("intra", "nvlink2").unwrap();
+    sc.validate_after(&["intra"]).unwrap();
+    assert_eq!(sc.setup().unwrap().per_node, 8);
+}

@@ -450,6 +450,8 @@ pub struct Fabric {
     pub in_switch_reduce: bool,
     /// Achievable busbw of an in-switch all-reduce, GB/s (NVLS only).
     pub nvls_busbw_gbs: f64,
+    /// Most GPUs one such node (or NVLink domain) connects.
+    pub max_gpus: u32,
 }
 
 impl Fabric {
@@ -503,7 +505,11 @@ pub const SOCKET_LINK_GBS: f64 = 22.0;
 /// without peer-to-peer is charged the socket link it does not have.
 pub const GPUS_PER_SOCKET: u32 = 4;
 
-/// Intra-node fabrics in the catalog.
+/// Intra-node fabrics in the catalog. `max_gpus`: NVLink 2's hybrid cube-mesh joins the 8 GPUs
+/// of a DGX-1 (NVIDIA DGX-1 with Tesla V100 whitepaper); xGMI a full mesh of 8 (AMD MI300X
+/// platform datasheet); NVLink 3 with NVSwitch 8 or 16 (NVIDIA HGX A100 datasheet: 4, 8 or 16
+/// GPUs); NVLink 4 up to 256 over NVLink Switch systems and NVLink 5 72 in a GB200 NVL72 rack
+/// (NVIDIA product pages), both above the largest node this model offers (72), as PCIe hosts.
 pub const FABRICS: [Fabric; 8] = [
     // PCIe x16 per direction: Gen3 15.75, Gen4 31.5, Gen5 63 GB/s (PCI-SIG; ml-engineering).
     Fabric {
@@ -515,6 +521,7 @@ pub const FABRICS: [Fabric; 8] = [
         efficiency: PCIE_EFF,
         in_switch_reduce: false,
         nvls_busbw_gbs: 0.0,
+        max_gpus: 72,
     },
     Fabric {
         id: "pcie4",
@@ -525,6 +532,7 @@ pub const FABRICS: [Fabric; 8] = [
         efficiency: PCIE_EFF,
         in_switch_reduce: false,
         nvls_busbw_gbs: 0.0,
+        max_gpus: 72,
     },
     Fabric {
         id: "pcie5",
@@ -535,6 +543,7 @@ pub const FABRICS: [Fabric; 8] = [
         efficiency: PCIE_EFF,
         in_switch_reduce: false,
         nvls_busbw_gbs: 0.0,
+        max_gpus: 72,
     },
     // NVLink2 on DGX-1V: 6 links × 25 GB/s = 150 GB/s per direction; hybrid cube-mesh, a neighbour
     // pair shares one or two links (NVIDIA DGX-1 with Tesla V100 whitepaper): one link, 25 GB/s.
@@ -547,6 +556,7 @@ pub const FABRICS: [Fabric; 8] = [
         efficiency: NVLINK2_EFF,
         in_switch_reduce: false,
         nvls_busbw_gbs: 0.0,
+        max_gpus: 8,
     },
     // NVLink3 with NVSwitch (DGX A100): 12 links, 300 GB/s per direction (A100 datasheet).
     Fabric {
@@ -558,6 +568,7 @@ pub const FABRICS: [Fabric; 8] = [
         efficiency: NVLINK3_EFF,
         in_switch_reduce: false,
         nvls_busbw_gbs: 0.0,
+        max_gpus: 16,
     },
     // NVLink4 with third-generation NVSwitch (DGX H100): 18 links, 450 GB/s per direction; the
     // switch reduces in-network (NVLink SHARP). NVLS all-reduce busbw ≈ 475 GB/s on 8× H100
@@ -571,6 +582,7 @@ pub const FABRICS: [Fabric; 8] = [
         efficiency: NVLINK4_EFF,
         in_switch_reduce: true,
         nvls_busbw_gbs: 475.0,
+        max_gpus: 72,
     },
     // NVLink5 with fourth-generation NVSwitch (DGX B200): 18 links, 900 GB/s per direction.
     // NVLS all-reduce busbw on 8× B200: "830+" GB/s (NVIDIA/nccl issue #1807); 8× B300 reach
@@ -584,6 +596,7 @@ pub const FABRICS: [Fabric; 8] = [
         efficiency: NVLINK5_EFF,
         in_switch_reduce: true,
         nvls_busbw_gbs: 830.0,
+        max_gpus: 72,
     },
     // AMD Infinity Fabric (xGMI) on MI300X platforms: 7 links per GPU, 64 GB/s per peer and
     // direction, full mesh of 8 (AMD MI300X platform datasheet; ml-engineering). Achievable
@@ -597,6 +610,7 @@ pub const FABRICS: [Fabric; 8] = [
         efficiency: 0.70,
         in_switch_reduce: false,
         nvls_busbw_gbs: 0.0,
+        max_gpus: 8,
     },
 ];
 

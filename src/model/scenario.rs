@@ -615,12 +615,13 @@ impl Scenario {
     /// leaves without meaning is dropped, as the app drops its control, rather than refusing the
     /// change: PCIe peer-to-peer when the node is no longer PCIe, an NVLink or xGMI generation
     /// when the GPU changes (the new GPU's own link follows), a token budget when the model has
-    /// no tokens, and a tensor parallelism the new model (heads, or no transformer at all) or node size
-    /// does not allow.
+    /// no tokens, a tensor parallelism the new model (heads, or no transformer at all) or node size
+    /// does not allow, and a node larger than the new link connects.
     pub fn validate_after(&mut self, changed: &[&str]) -> Result<(), ModelError> {
-        const DROPPED: [(&str, &str); 6] = [
+        const DROPPED: [(&str, &str); 7] = [
             ("p2p", "p2p"),
             ("gpu+intra", "intra"),
+            ("per_node+intra", "per_node"),
             ("tokens", "tokens"),
             ("tp+heads", "tp"),
             ("tp+model", "tp"),
@@ -823,6 +824,15 @@ impl Scenario {
                 format!(
                     "{} is not {}'s link; its GPU-to-GPU link is intra={} (or a PCIe generation)",
                     intra.name, self.gpu.name, self.gpu.default_intra
+                ),
+            ));
+        }
+        if pn > intra.max_gpus {
+            return Err(ModelError::new(
+                "per_node+intra",
+                format!(
+                    "{} connects at most {} GPUs; per_node={pn} is more",
+                    intra.name, intra.max_gpus
                 ),
             ));
         }

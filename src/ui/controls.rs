@@ -447,8 +447,14 @@ pub fn Controls() -> impl IntoView {
                 label="GPUs per node"
                 key="per_node"
                 testid="per-node"
-                options=Signal::derive(|| {
-                    PER_NODE_STEPS.iter().map(|n| (n.to_string(), n.to_string())).collect()
+                // As many as the node's links connect (a cube-mesh or xGMI joins 8).
+                options=Signal::derive(move || {
+                    let most = lab.setup.with(|s| u64::from(s.intra.max_gpus));
+                    PER_NODE_STEPS
+                        .iter()
+                        .filter(|n| **n <= most)
+                        .map(|n| (n.to_string(), n.to_string()))
+                        .collect()
                 })
                 value=Signal::derive(move || sc.with(|s| s.per_node.unwrap_or(8).to_string()))
             />
