@@ -136,7 +136,15 @@ fn to_json<T: serde::Serialize>(v: &T) -> String {
 
 /// `sweep`: one curve, or one per network of `--inter`.
 fn sweep_command(q: &str, inters: Option<&str>, csv: bool) -> Result<String, String> {
-    let sc = parse(q)?;
+    // The sweep runs every count; without a stated one, the chosen count is the smallest that
+    // the layout allows (tp=8&pp=4 needs 32: the default 8 was refused).
+    let stated = Scenario::pairs(q).any(|p| p.split('=').next().map(str::trim) == Some("gpus"));
+    let sc = match parse(q) {
+        Err(e) if !stated && e.contains("gpus") => (3..=16)
+            .find_map(|k| Scenario::parse(&format!("{q}&gpus={}", 1u32 << k)).ok())
+            .ok_or(e)?,
+        other => other?,
+    };
     let scenarios: Vec<(Option<&'static str>, Scenario)> = match inters {
         None => vec![(None, sc)],
         Some(list) => list

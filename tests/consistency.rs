@@ -422,3 +422,14 @@ fn a_node_has_no_more_gpus_than_its_links_connect() {
     sc.validate_after(&["intra"]).unwrap();
     assert_eq!(sc.setup().unwrap().per_node, 8);
 }
+
+/// `sweep` runs every count, so a layout the default 8 GPUs cannot hold (tp=8, pp=4) sweeps
+/// from the smallest count that holds it; a stated count that cannot is still refused.
+#[test]
+fn a_sweep_starts_where_its_layout_fits() {
+    let out = cli::run(&["sweep".into(), "model=llama3-70b&tp=8&pp=4".into()]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("\"gpus\":32"));
+    let stated = cli::run(&["sweep".into(), "model=llama3-70b&tp=8&pp=4&gpus=8".into()]);
+    assert_ne!(stated.status, 0);
+}
