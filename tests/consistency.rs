@@ -433,3 +433,17 @@ fn a_sweep_starts_where_its_layout_fits() {
     let stated = cli::run(&["sweep".into(), "model=llama3-70b&tp=8&pp=4&gpus=8".into()]);
     assert_ne!(stated.status, 0);
 }
+
+/// `algo` chooses the all-reduce's algorithm; ZeRO's reduce-scatters run as the tuner picks. A
+/// stated tree refused the default ZeRO-2 ("tree is implemented for allreduce only"), naming a
+/// reduce-scatter the user never asked for.
+#[test]
+fn a_stated_all_reduce_algorithm_leaves_zero_s_collectives_alone() {
+    let tree = step("algo=tree&gpus=16&zero=2");
+    let auto = step("gpus=16&zero=2");
+    assert!((tree.times.step_ms - auto.times.step_ms).abs() < 1e-9);
+    assert_ne!(
+        step("algo=ring&gpus=16&zero=0").times.step_ms,
+        step("algo=tree&gpus=16&zero=0").times.step_ms
+    );
+}

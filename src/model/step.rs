@@ -263,7 +263,14 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
         };
         comm.dp_crosses_nodes = dp_cluster.nodes() > 1;
         let cost = |op: Op, bytes: f64| -> Result<f64, ModelError> {
-            Ok(collective::cost(&dp_cluster, op, s.algo, bytes)?.time_s)
+            // `algo` is the all-reduce's; ZeRO's reduce-scatters and gathers run as the tuner
+            // picks (a stated tree, which has no reduce-scatter, used to refuse ZeRO-2).
+            let algo = if op == Op::AllReduce {
+                s.algo
+            } else {
+                Algo::Auto
+            };
+            Ok(collective::cost(&dp_cluster, op, algo, bytes)?.time_s)
         };
         // Units the sync is cut into: DDP's 25 MiB buckets, Megatron-Core's sharded buckets for
         // ZeRO-1 (`shard_bucket_params`; DeepSpeed's default `reduce_bucket_size` of 5·10⁸
