@@ -119,7 +119,7 @@ pub fn HandoutView() -> impl IntoView {
 }
 
 /// Ids the panel moves focus to.
-const HEADING: &str = "lesson-heading";
+pub(crate) const HEADING: &str = "lesson-heading";
 const ANSWER: &str = "lesson-answer";
 const SUMMARY: &str = "lesson-summary-title";
 const LIST: &str = "lessons-title";
@@ -379,10 +379,12 @@ fn LessonStep(
                     </button>
                     " "
                     <span class="hint" id="lesson-reveal-hint">
-                        {move || if choice.get().is_none() {
-                            "Make your prediction first: the results, charts and timeline stay hidden until you reveal."
-                        } else {
-                            "The results, charts and timeline stay hidden until you reveal."
+                        // An embedded lesson has no results or charts beside it to hide.
+                        {move || match (choice.get().is_none(), lab.embed.get_value().is_some()) {
+                            (true, true) => "Make your prediction first.",
+                            (true, false) => "Make your prediction first: the results, charts and timeline stay hidden until you reveal.",
+                            (false, true) => "",
+                            (false, false) => "The results, charts and timeline stay hidden until you reveal.",
                         }}
                     </span>
                 </p>

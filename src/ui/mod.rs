@@ -80,6 +80,10 @@ fn use_presenter(lab: Lab) {
             lab.projector.set(true);
         } else if !on && prev == Some(true) {
             lab.projector.set(projector_before.get_value());
+            // Back on the full page, the teacher is where the lesson is.
+            if lab.lesson.with_untracked(Option::is_some) {
+                page::focus_to_top(lessons::HEADING);
+            }
         }
         on
     });
