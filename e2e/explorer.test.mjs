@@ -111,9 +111,11 @@ test('the layout holds on a phone and the hover readout answers', async () => {
   assert.equal(dims.w, Math.round(dims.cw * 2));
   assert.ok(await inkedPixels(page, 'chart-speedup') > 5000);
   await page.screenshot({ path: path.join(shots, 'explorer-390.png'), fullPage: true });
-  // Keyboard readout on a chart.
+  // Keyboard readout on a chart: the first key shows the chosen count, Home the first.
   await page.locator('[data-testid=chart-speedup]').focus();
   await page.keyboard.press('ArrowRight');
+  assert.match(await text(page, 'chart-speedup-readout'), /^64 GPUs: /);
+  await page.keyboard.press('Home');
   assert.match(await text(page, 'chart-speedup-readout'), /^1 GPU: 1\.0×/);
   assert.deepEqual(problems.console, []);
   await context.close();

@@ -348,8 +348,10 @@ pub fn table_html(rows: &[TableRow], embedded: bool, swatch: impl Fn(Group) -> S
                 .miss
                 .as_ref()
                 .map(|m| {
+                    // Folded: the reasons run to paragraphs, and open they made rows 700 px
+                    // tall.
                     format!(
-                        "<p class=\"vmiss\"><strong>Known miss: </strong>{}</p>",
+                        "<details class=\"vmiss\"><summary><strong>Known miss</strong>: why</summary><p>{}</p></details>",
                         escape(m)
                     )
                 })

@@ -146,8 +146,21 @@ pub fn ChartPanel(
             .gpus_at(css_x * device_pixel_ratio(), MAX_X);
         with_figure_untracked(kind, &lab, |f| f.nearest(gpus))
     };
+    // The keys move from the chosen count (the first press shows it); Home and End go to the
+    // ends.
     let step = move |delta: i64| {
-        if let Some(i) = with_figure_untracked(kind, &lab, |f| f.step(hover.get_untracked(), delta))
+        let chosen = f64::from(lab.scenario.with_untracked(|s| s.gpus));
+        let next = with_figure_untracked(kind, &lab, |f| match hover.get_untracked() {
+            None => f.nearest(chosen),
+            current => f.step(current, delta),
+        });
+        if let Some(i) = next {
+            hover.set(Some(i));
+        }
+    };
+    let to_end = move |last: bool| {
+        if let Some(i) =
+            with_figure_untracked(kind, &lab, |f| f.step(None, if last { -1 } else { 1 }))
         {
             hover.set(Some(i));
         }
@@ -183,6 +196,8 @@ pub fn ChartPanel(
                     on:keydown=move |ev| match ev.key().as_str() {
                         "ArrowRight" | "ArrowUp" => { ev.prevent_default(); step(1) }
                         "ArrowLeft" | "ArrowDown" => { ev.prevent_default(); step(-1) }
+                        "Home" => { ev.prevent_default(); to_end(false) }
+                        "End" => { ev.prevent_default(); to_end(true) }
                         _ => {}
                     }
                 ></canvas>
