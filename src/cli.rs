@@ -136,14 +136,14 @@ fn to_json<T: serde::Serialize>(v: &T) -> String {
 
 /// `sweep`: one curve, or one per network of `--inter`.
 fn sweep_command(q: &str, inters: Option<&str>, csv: bool) -> Result<String, String> {
-    // The sweep runs every count; without a stated one, the chosen count is the smallest that
-    // the layout allows (tp=8&pp=4 needs 32: the default 8 was refused).
+    // The sweep runs every count; without a stated one, the chosen count is the smallest power
+    // of two the layout allows (tp=8&pp=4 needs 32: the default 8 was refused).
     let stated = Scenario::pairs(q).any(|p| p.split('=').next().map(str::trim) == Some("gpus"));
-    let sc = match parse(q) {
-        Err(e) if !stated && e.contains("gpus") => (3..=16)
+    let sc = match Scenario::parse(q) {
+        Err(e) if !stated && e.key.split('+').any(|k| k == "gpus") => (0..=16)
             .find_map(|k| Scenario::parse(&format!("{q}&gpus={}", 1u32 << k)).ok())
-            .ok_or(e)?,
-        other => other?,
+            .ok_or_else(|| e.to_string())?,
+        other => other.map_err(|e| e.to_string())?,
     };
     let scenarios: Vec<(Option<&'static str>, Scenario)> = match inters {
         None => vec![(None, sc)],

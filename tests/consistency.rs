@@ -309,6 +309,14 @@ fn tensor_parallelism_needs_heads_and_one_node() {
         "tp+per_node"
     );
     assert_eq!(refused("model=llama3-70b&tp=8&gpus=1"), "tp");
+    // A link keeps its model and drops the tp (it used to reset both keys the error names).
+    let (linked, errs) = Scenario::parse_lenient("model=resnet50&gpus=8&tp=8");
+    assert_eq!(
+        (linked.model.id(), linked.tp, errs.len()),
+        ("resnet50", 1, 1)
+    );
+    // One node of 6 GPUs has no second node to span: refused for dividing them, not for that.
+    assert_ne!(refused("model=llama3-8b&gpus=6&tp=4"), "tp+per_node");
     let mut sc = Scenario::parse("model=llama3-8b&gpus=8&tp=8").unwrap();
     sc.set("model", "resnet50").unwrap();
     sc.validate_after(&["model"]).unwrap();

@@ -225,7 +225,7 @@ pub struct StepReport {
     pub speedup: f64,
     /// Speedup / GPUs.
     pub efficiency: f64,
-    /// Amdahl serial fraction fitted on the curve up to this count.
+    /// The Amdahl serial fraction this count's speedup implies (Karp–Flatt).
     pub serial_fraction: f64,
     /// Memory per GPU, GiB.
     pub memory_gib_per_gpu: f64,
@@ -490,7 +490,7 @@ pub struct SweepTable {
     /// The inter-node network when the CLI compares several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inter: Option<&'static str>,
-    /// Amdahl serial fraction fitted up to the scenario's count.
+    /// The Amdahl serial fraction the scenario's own count implies (Karp–Flatt).
     pub serial_fraction: f64,
     /// Valid counts.
     pub points: Vec<SweepRow>,

@@ -550,7 +550,11 @@ impl Scenario {
                 Ok(()) => break,
                 Err(e) => {
                     let before = sc.clone();
-                    sc.reset(&e.key);
+                    let key = DROPPED
+                        .iter()
+                        .find(|(err, _)| *err == e.key)
+                        .map_or(e.key.as_str(), |(_, key)| key);
+                    sc.reset(key);
                     errs.push(e);
                     if sc == before {
                         // Nothing left to reset: fall back to the default scenario entirely.
@@ -618,15 +622,6 @@ impl Scenario {
     /// no tokens, a tensor parallelism the new model (heads, or no transformer at all) or node size
     /// does not allow, and a node larger than the new link connects.
     pub fn validate_after(&mut self, changed: &[&str]) -> Result<(), ModelError> {
-        const DROPPED: [(&str, &str); 7] = [
-            ("p2p", "p2p"),
-            ("gpu+intra", "intra"),
-            ("per_node+intra", "per_node"),
-            ("tokens", "tokens"),
-            ("tp+heads", "tp"),
-            ("tp+model", "tp"),
-            ("tp+per_node", "tp"),
-        ];
         loop {
             match self.validate() {
                 Err(e) => {
@@ -910,7 +905,7 @@ impl Scenario {
                 },
             ));
         }
-        if pn % tp != 0 {
+        if gpus > pn && pn % tp != 0 {
             return Err(ModelError::new(
                 "tp+per_node",
                 format!(
@@ -1127,6 +1122,18 @@ impl Scenario {
         Ok(setup)
     }
 }
+
+/// Refusals whose cause is one key another change left without meaning: (error key, the key
+/// to drop). A link's lenient parse drops that key alone, not every key the error names.
+const DROPPED: [(&str, &str); 7] = [
+    ("p2p", "p2p"),
+    ("gpu+intra", "intra"),
+    ("per_node+intra", "per_node"),
+    ("tokens", "tokens"),
+    ("tp+heads", "tp"),
+    ("tp+model", "tp"),
+    ("tp+per_node", "tp"),
+];
 
 /// NICs per node when the scenario gives none: one per GPU up to eight on RDMA (DGX-style
 /// nodes), one over TCP or with no network.

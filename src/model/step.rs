@@ -971,9 +971,10 @@ impl std::fmt::Display for FitFix {
     }
 }
 
-/// The least disruptive change that makes the scenario fit: sharding more (ZeRO), recomputing
-/// activations, splitting the model (tp inside a node, then pp), and finally more GPUs with
-/// everything sharded. `None` when nothing up to 65,536 GPUs fits.
+/// The least disruptive change that makes the scenario fit: a smaller stated micro-batch (the
+/// global batch kept), sharding more (ZeRO), recomputing activations, splitting the model (tp
+/// inside a node, then pp), and finally more GPUs: the model split over them, everything
+/// sharded, or both. `None` when nothing up to 65,536 GPUs fits.
 pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     let fits = |s: &Scenario| s.setup().is_ok_and(|x| memory(&x).fits());
     let Ok(base) = sc.setup() else {
@@ -987,12 +988,19 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     };
     let mut tries: Vec<(Scenario, Vec<(&'static str, String)>)> = Vec::new();
     // A stated micro-batch is the first thing to make smaller: fewer activations at once, the
-    // same step (more micro-batches).
+    // same global batch in more micro-batches.
     let mut micro = sc.micro.unwrap_or(1) / 2;
     while micro >= 1 {
+        let mut changes = vec![("micro", micro.to_string())];
+        if sc.batch.is_none() {
+            changes.push(("batch", base.batch.to_string()));
+        }
         tries.push((
-            with(&|s| s.micro = Some(micro)),
-            vec![("micro", micro.to_string())],
+            with(&|s| {
+                s.micro = Some(micro);
+                s.batch = Some(base.batch);
+            }),
+            changes,
         ));
         micro /= 2;
     }
@@ -1022,7 +1030,7 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         ));
     }
     let mut tp = base.tp * 2;
-    while tp <= base.per_node {
+    while tp <= base.per_node && base.per_node % tp == 0 {
         tries.push((
             with(&|s| {
                 s.tp = tp;
@@ -1060,7 +1068,7 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     let widest_tp = (0..=node.ilog2())
         .rev()
         .map(|e| 1u32 << e)
-        .find(|&t| base.workload.splits_over(t))
+        .find(|&t| node % t == 0 && base.workload.splits_over(t))
         .unwrap_or(1);
     let mut gpus = base.gpus * 2;
     while gpus <= super::scenario::MAX_GPUS {

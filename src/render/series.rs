@@ -25,7 +25,7 @@ pub struct Point {
 pub struct ScalingData {
     /// Valid points, by GPU count.
     pub points: Vec<Point>,
-    /// Amdahl serial fraction fitted on the curve up to the chosen count.
+    /// The Amdahl serial fraction the chosen count's speedup implies (Karp–Flatt).
     pub serial_fraction: f64,
     /// The chosen GPU count.
     pub chosen: u32,

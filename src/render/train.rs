@@ -139,7 +139,7 @@ pub fn run_data(sc: &Scenario, pts: &[SweepPoint]) -> RunData {
         let g = goodput::goodput(&s, r);
         let rel = g.reliability;
         data.budget_samples = g.budget_samples;
-        data.tokens_per_sample = s.workload.tokens_per_sample();
+        data.tokens_per_sample = s.workload.sample_tokens();
         data.critical_batch = g.critical_batch;
         data.points.push(RunPoint {
             gpus: row.gpus,

@@ -293,7 +293,7 @@ fn RunFields() -> impl IntoView {
     view! {
         <div class="field">
             <KeyField label="Data budget" key="tokens" testid="tokens"
-                auto=|s| match s.workload.tokens_per_sample() {
+                auto=|s| match s.workload.sample_tokens() {
                     Some(t) => compact_count((goodput::budget_samples(s) * t).round()),
                     None => "no tokens: set samples".to_string(),
                 } />
@@ -415,7 +415,11 @@ pub fn Controls() -> impl IntoView {
                 {PRESETS
                     .iter()
                     .enumerate()
-                    .map(|(i, (name, _))| view! { <option value=i.to_string()>{*name}</option> })
+                    // `selected` as well: the select's value is set before its options exist.
+                    .map(|(i, (name, _))| {
+                        let v = i.to_string();
+                        view! { <option value=v.clone() selected=move || preset.with(|p| *p == v)>{*name}</option> }
+                    })
                     .collect_view()}
             </select>
         </div>

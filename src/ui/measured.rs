@@ -31,17 +31,17 @@ fn set_keys(lab: Lab, keys: &[(&str, String)]) {
     let mut next = before.clone();
     for (k, v) in keys {
         if let Err(e) = next.set(k, v) {
-            lab.errors.set(vec![e]);
+            lab.refuse(k, e);
             return;
         }
     }
     let changed: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
     if let Err(e) = next.validate_after(&changed) {
-        lab.errors.set(vec![e]);
+        lab.refuse(&e.key.clone(), e);
         return;
     }
     if next != before {
-        lab.errors.set(Vec::new());
+        lab.show_problems(Vec::new());
         lab.scenario.set(next);
     }
 }

@@ -67,7 +67,7 @@ pub fn ProblemBanner() -> impl IntoView {
                             }}</span>
                         </p>
                     }).collect_view()}
-                    <button type="button" class="dismiss" on:click=move |_| lab.errors.set(Vec::new())>
+                    <button type="button" class="dismiss" on:click=move |_| lab.show_problems(Vec::new())>
                         "Dismiss"
                     </button>
                 </div>

@@ -414,7 +414,7 @@ impl Lab {
         }
         if r.scenario != self.scenario.with_untracked(|s| s.to_query()) {
             let (sc, errs) = Scenario::parse_lenient(&r.scenario);
-            self.errors.set(errs);
+            self.show_problems(errs);
             self.scenario.set(sc);
         }
         if r.pin != self.pinned_query.get_untracked() {
@@ -455,6 +455,18 @@ impl Lab {
         self.push_next.set_value(true);
     }
 
+    /// Shows a link's problems (its scenario loaded with defaults for the keys named).
+    pub fn show_problems(&self, errs: Vec<ModelError>) {
+        self.refused.set(None);
+        self.errors.set(errs);
+    }
+
+    /// Refuses a change to `key`: the previous value stays, and the control says why.
+    pub fn refuse(&self, key: &str, e: ModelError) {
+        self.refused.set(Some((key.to_string(), e.to_string())));
+        self.errors.set(vec![e]);
+    }
+
     /// Sets one scenario key from a control. A value that would make the scenario invalid is
     /// refused with a message naming the key; the previous scenario stays.
     pub fn set(&self, key: &str, value: &str) {
@@ -468,14 +480,10 @@ impl Lab {
         };
         match outcome {
             Ok(()) => {
-                self.errors.set(Vec::new());
-                self.refused.set(None);
+                self.show_problems(Vec::new());
                 self.scenario.set(next);
             }
-            Err(e) => {
-                self.refused.set(Some((key.to_string(), e.to_string())));
-                self.errors.set(vec![e]);
-            }
+            Err(e) => self.refuse(key, e),
         }
     }
 
@@ -484,8 +492,7 @@ impl Lab {
     pub fn load(&self, query: &str) {
         self.push_history();
         let (sc, errs) = Scenario::parse_lenient(query);
-        self.errors.set(errs);
-        self.refused.set(None);
+        self.show_problems(errs);
         self.scenario.set(sc);
     }
 }
