@@ -170,7 +170,14 @@ fn redraw(
         let view = lab.scenario.with_untracked(|sc| {
             CollectiveReport::new(sc).map(|r| topology_layout(&sc.resolved(), &r, css_w))
         });
-        super::topology::paint(&out, &view.ok()?, (css_w, css_h), page_is_dark(), scale);
+        super::topology::paint(
+            &out,
+            &view.ok()?,
+            (css_w, css_h),
+            page_is_dark(),
+            scale,
+            1.0,
+        );
         return Some(out);
     }
     let style = Style {

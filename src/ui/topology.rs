@@ -53,13 +53,15 @@ fn colour(ink: Ink, dark: bool) -> String {
 }
 
 /// Paints a view on the canvas, `w`×`h` CSS pixels at `dpr` device pixels each (the screen's
-/// ratio, or an exported picture's scale).
+/// ratio, or an exported picture's scale), its text `type_scale` times its size (projector mode's
+/// larger type).
 pub(super) fn paint(
     canvas: &HtmlCanvasElement,
     v: &TopologyView,
     (w, h): (f64, f64),
     dark: bool,
     dpr: f64,
+    type_scale: f64,
 ) {
     let (pw, ph) = size_backing_store(canvas, (w, h), dpr);
     let Some(ctx) = canvas
@@ -143,14 +145,29 @@ pub(super) fn paint(
             } => {
                 let (x, y) = at(*p);
                 let room = max_w * cw - 8.0 * dpr;
-                let mut px = size * dpr;
+                let mut px = size * dpr * type_scale;
                 ctx.set_font(&format!("{px}px system-ui, sans-serif"));
-                let mut tw = ctx.measure_text(text).map(|m| m.width()).unwrap_or(0.0);
+                let width = |t: &str| ctx.measure_text(t).map(|m| m.width()).unwrap_or(0.0);
+                let mut tw = width(text);
                 if tw > room && tw > 0.0 {
                     px = (px * room / tw).max(7.0 * dpr);
                     ctx.set_font(&format!("{px}px system-ui, sans-serif"));
-                    tw = ctx.measure_text(text).map(|m| m.width()).unwrap_or(tw);
+                    tw = width(text);
                 }
+                // Still too wide at the smallest type: cut at the last " · " part that fits,
+                // else at a character, with an ellipsis (it spilled out of its box).
+                let mut shown = text.clone();
+                while tw > room && shown.chars().count() > 2 {
+                    shown = match shown.rsplit_once(" · ") {
+                        Some((head, _)) => head.to_string(),
+                        None => {
+                            let keep = shown.chars().count().saturating_sub(2);
+                            shown.chars().take(keep).collect::<String>() + "…"
+                        }
+                    };
+                    tw = width(&shown);
+                }
+                let text = &shown;
                 let x0 = match align {
                     Align::Left => x,
                     Align::Centre => x - tw / 2.0,
@@ -213,6 +230,7 @@ pub fn TopologyPanel() -> impl IntoView {
         dark.track();
         canvas.track();
         view.track();
+        lab.projector.track();
     };
     let repaint = move || {
         let (w, h) = (size.width.get(), size.height.get());
@@ -226,7 +244,8 @@ pub fn TopologyPanel() -> impl IntoView {
         let t0 = now_ms();
         view.with(|v| {
             if let Ok(v) = v {
-                paint(&c, v, (w, h), dark, device_pixel_ratio());
+                let type_scale = if lab.projector.get() { 1.4 } else { 1.0 };
+                paint(&c, v, (w, h), dark, device_pixel_ratio(), type_scale);
             }
         });
         record_perf("topology-canvas", now_ms() - t0);

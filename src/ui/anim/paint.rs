@@ -178,10 +178,23 @@ impl Painter {
         self.ctx.fill();
     }
 
-    /// The label in the header strip.
+    /// The label in the header strip ("16 GPUs · fabric · algorithm · time"): on a narrow
+    /// canvas the fabric's name goes, then the algorithm's, so the time stays readable.
     fn header(&self, label: &str) {
+        let room = self.w - 16.0 * self.scale;
+        let parts: Vec<&str> = label.split(" · ").collect();
+        let shorter = |keep: &[usize]| -> String {
+            keep.iter()
+                .filter_map(|&i| parts.get(i).copied())
+                .collect::<Vec<_>>()
+                .join(" · ")
+        };
+        let fitted = [label.to_string(), shorter(&[0, 2, 3]), shorter(&[0, 3])]
+            .into_iter()
+            .find(|l| self.text_width(l, 13.0, "") <= room)
+            .unwrap_or_else(|| shorter(&[0, 3]));
         self.text(
-            label,
+            &fitted,
             8.0 * self.scale,
             18.0 * self.fs * self.scale,
             13.0,
