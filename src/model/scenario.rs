@@ -489,6 +489,7 @@ impl Setup {
             nics: self.nics,
             net_scale: 1.0,
             net_calib: self.calib.net,
+            host_bw: self.gpu.host_link_bw(),
             intra_scale: self.calib.intra,
             lat_scale: self.calib.lat,
             topo: self.topo,

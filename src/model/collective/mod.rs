@@ -158,6 +158,9 @@ pub struct Cluster {
     /// Multiplier on the whole path between nodes, after the PCIe cap: a calibration from a
     /// measured run (`calib_net`) says what the path achieved, whichever link bounds it.
     pub net_calib: f64,
+    /// Line rate of one GPU's own PCIe link, bytes/s ([`crate::model::hardware::Gpu::host_link_bw`],
+    /// looked up once: the collectives read it for every algorithm they cost).
+    pub host_bw: f64,
     /// Multiplier on the intra-node bandwidth, as `net_scale`.
     pub intra_scale: f64,
     /// Multiplier on every latency (a calibration from a measured run).
@@ -204,26 +207,24 @@ impl Cluster {
     /// figure through the same links ([`crate::model::hardware::Gpu::host_link`]). A calibration
     /// (`net_calib`) scales the result: it measured the path, whichever of the two bounds it.
     pub fn node_net_bw(&self) -> f64 {
-        self.nics_bw().min(self.host_links_bw()) * self.net_calib
-    }
-
-    /// The node's NICs at their share, before the PCIe cap and the calibration, bytes/s.
-    fn nics_bw(&self) -> f64 {
-        self.inter.nic_bw() * f64::from(self.nics) * self.net_scale
-    }
-
-    /// The line rate of the PCIe links of the node's GPUs together, bytes/s.
-    fn host_links_bw(&self) -> f64 {
-        self.gpu.host_link_bw() * f64::from(self.node_gpus())
+        self.net_path().0
     }
 
     /// The link that bounds traffic between nodes at the node: the NICs, or the GPUs' PCIe
     /// links when those carry less ([`Cluster::node_net_bw`]).
     pub fn net_link(&self) -> Link {
-        if self.host_links_bw() < self.nics_bw() {
-            Link::HostPcie
+        self.net_path().1
+    }
+
+    /// [`Cluster::node_net_bw`] and [`Cluster::net_link`] at once (the GPU's host link is
+    /// looked up in the catalog once).
+    pub(super) fn net_path(&self) -> (f64, Link) {
+        let nics = self.inter.nic_bw() * f64::from(self.nics) * self.net_scale;
+        let host = self.host_bw * f64::from(self.node_gpus());
+        if host < nics {
+            (host * self.net_calib, Link::HostPcie)
         } else {
-            Link::Network
+            (nics * self.net_calib, Link::Network)
         }
     }
 
@@ -302,7 +303,7 @@ pub const TIERS: [&str; 4] = ["node-fabric", "nic", "leaf-uplink", "spine-uplink
 struct Totals {
     time: f64,
     latency: f64,
-    by_link: [f64; 8],
+    by_link: [f64; 7],
     tiers: [(f64, f64); 4],
     rounds: u64,
     slices: u32,
@@ -525,7 +526,6 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
         Link::Network,
         Link::LeafUplink,
         Link::SpineUplink,
-        Link::HostPcie,
     ][by_link
         .iter()
         .enumerate()
@@ -534,6 +534,12 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
             |best, (i, v)| if *v > best.1 { (i, *v) } else { best },
         )
         .0];
+    // The NIC tier is bound by the GPUs' own PCIe links where those carry less than the NICs.
+    let bottleneck = if bottleneck == Link::Network {
+        c.net_link()
+    } else {
+        bottleneck
+    };
     CollectiveCost {
         op,
         algorithm: algo,
@@ -562,7 +568,8 @@ fn link_index(l: Link) -> usize {
         Link::Network => 4,
         Link::LeafUplink => 5,
         Link::SpineUplink => 6,
-        Link::HostPcie => 7,
+        // Counted as the NIC tier's; `finish` names the GPUs' links when they bound it.
+        Link::HostPcie => 4,
     }
 }
 

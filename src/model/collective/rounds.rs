@@ -94,8 +94,6 @@ pub(super) struct Rates {
     node_net_bw: f64,
     /// One NIC (and one uplink port of the same speed), bytes/s.
     nic_bw: f64,
-    /// The link that bounds the node's traffic to other nodes ([`Cluster::net_link`]).
-    net_link: Link,
     /// HBM, bytes/s.
     mem_bw: f64,
     /// Hop latency of a round inside the node, per protocol ([`hop_latencies`]).
@@ -117,7 +115,6 @@ impl Rates {
             intra_bw: c.intra_bw(),
             node_net_bw: c.node_net_bw(),
             nic_bw: c.nic_bw(),
-            net_link: c.net_link(),
             mem_bw: c.gpu.mem_bw_gbs * 1e9,
             intra_hop: hop_latencies(c, nodes, intra_link, false, false),
             net_hop: hop_latencies(c, nodes, intra_link, false, true),
@@ -184,8 +181,6 @@ fn hop_latencies(
 #[derive(Clone, Copy, Debug)]
 pub(super) struct RoundBase {
     intra_link: Link,
-    /// The link of the NIC tier ([`Cluster::net_link`]).
-    net_link: Link,
     /// Each protocol's share of the link.
     table: RateTable,
     /// Nothing crosses a link: no bytes inside the node and none leave it.
@@ -206,7 +201,6 @@ impl Default for RoundBase {
     fn default() -> RoundBase {
         RoundBase {
             intra_link: Link::Local,
-            net_link: Link::Network,
             table: RateTable::Nccl,
             local: true,
             latency: [0.0; 3],
@@ -261,7 +255,6 @@ impl RoundBase {
         };
         RoundBase {
             intra_link,
-            net_link: r.net_link,
             table: r.table,
             local: g.gpu_bytes == 0.0 && !crosses,
             latency,
@@ -304,7 +297,7 @@ impl RoundBase {
         let tiers = self.tiers.map(|(b, t)| (b, p.transfer_time(self.table, t)));
         let links = [
             self.intra_link,
-            self.net_link,
+            Link::Network,
             Link::LeafUplink,
             Link::SpineUplink,
         ];
