@@ -280,6 +280,12 @@ fn CompareChooser() -> impl IntoView {
                     </label>
                 }
             }).collect_view()}
+            // A network brings its usual NIC count unless the scenario states one: say which,
+            // or TCP's one NIC against RDMA's eight reads as the network alone.
+            <p class="hint" data-testid="compare-nics">{move || match lab.scenario.with(|s| s.nics) {
+                Some(n) => format!("Every network with nics={n}, as the scenario states."),
+                None => "Each network with its usual NICs per node: one per GPU (up to 8) over RDMA, one over TCP. State nics to compare the links alone.".to_string(),
+            }}</p>
         </fieldset>
     }
 }
