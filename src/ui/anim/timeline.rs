@@ -45,7 +45,10 @@ pub fn TimelinePanel() -> impl IntoView {
 
     view! {
         <h2>"One training step, GPU by GPU"</h2>
+        // As tall as its rows need, up to the stylesheet's height (it left 60 px empty below
+        // four stages).
         <canvas node_ref=timeline_ref data-testid="timeline-canvas" class="timeline" role="img"
+            style=move || format!("--rows: {}", tl.with(|t| t.as_ref().map_or(8, |t| t.rows.len())))
             aria-label=move || tl.with(|t| t.as_ref().map(|t| {
                 // What is drawn: the step as long as its slowest GPU, idle over every row.
                 let rows = t.rows.len().max(1) as f64;
