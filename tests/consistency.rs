@@ -455,3 +455,16 @@ fn a_stated_all_reduce_algorithm_leaves_zero_s_collectives_alone() {
         step("algo=tree&gpus=16&zero=0").times.step_ms
     );
 }
+
+/// Overlapping the weight gather belongs to Megatron's distributed optimizer: it asks for at
+/// least ZeRO-1 when the stage is the model's to choose, and a stated ZeRO-0 refuses it (it was
+/// ignored).
+#[test]
+fn overlapping_the_weight_gather_needs_a_sharded_optimizer() {
+    assert_eq!(
+        refused("model=llama3-8b&gpus=8&zero=0&gather_overlap=1"),
+        "gather_overlap+zero"
+    );
+    assert_eq!(step("model=gpt2-xl&gpus=8").zero, 0);
+    assert_eq!(step("model=gpt2-xl&gpus=8&gather_overlap=1").zero, 1);
+}

@@ -1117,8 +1117,26 @@ impl Scenario {
         // ZeRO's default follows what frameworks do: plain data parallelism while the training
         // state fits, else the least sharding that fits — Megatron's distributed optimizer
         // (stage 1) first, FSDP (stage 3) when nothing less will do.
-        if self.zero.is_none() {
-            setup.zero = super::step::least_zero_that_fits(&setup);
+        // Overlapping the weight gather is Megatron's distributed optimizer's (ZeRO-1/2;
+        // Megatron-LM asserts `--overlap-param-gather` runs with `--use-distributed-optimizer`):
+        // it asks for at least stage 1, and a stated ZeRO-0, which gathers nothing, refuses it.
+        // (ZeRO-3 gathers each layer ahead of its use whatever the key says.)
+        match self.zero {
+            None => {
+                let least = super::step::least_zero_that_fits(&setup);
+                setup.zero = if self.tech.gather_overlap {
+                    least.max(1)
+                } else {
+                    least
+                };
+            }
+            Some(0) if self.tech.gather_overlap => {
+                return Err(ModelError::new(
+                    "gather_overlap+zero",
+                    "gather_overlap overlaps the weight gather of ZeRO-1/2 (Megatron's distributed optimizer); zero=0 gathers nothing",
+                ));
+            }
+            Some(_) => {}
         }
         Ok(setup)
     }
@@ -1126,8 +1144,9 @@ impl Scenario {
 
 /// Refusals whose cause is one key another change left without meaning: (error key, the key
 /// to drop). A link's lenient parse drops that key alone, not every key the error names.
-const DROPPED: [(&str, &str); 7] = [
+const DROPPED: [(&str, &str); 8] = [
     ("p2p", "p2p"),
+    ("gather_overlap+zero", "gather_overlap"),
     ("gpu+intra", "intra"),
     ("per_node+intra", "per_node"),
     ("tokens", "tokens"),
