@@ -81,6 +81,8 @@ pub struct Timeline {
     pub bars: Vec<Bar>,
     /// Step time.
     pub total: f64,
+    /// The rows are pipeline stages.
+    pub pipeline: bool,
 }
 
 /// Builds the timeline: one row per pipeline stage (data-parallel replicas behave alike), or
@@ -149,8 +151,8 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
         let start = b.data_wait;
         push(&mut bars, row, BarKind::Data, 0.0, start, None);
         let end = start + pipeline;
-        // Where the backward passes begin: the gradient sync runs under them.
-        let backward_from = match &passes {
+        // Where the row's backward passes begin and end: the gradient sync runs under them.
+        let (backward_from, backward_to) = match &passes {
             Some(stages) => draw_passes(&mut bars, row, &stages[row], start, end),
             None => {
                 // Forward is a third of the compute and backward two thirds (Kaplan et al. 2020:
@@ -173,20 +175,30 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
                 next(&mut bars, BarKind::Bubble, b.bubble * share);
                 next(&mut bars, BarKind::Forward, fwd);
                 let backward_from = next(&mut bars, BarKind::Comm, other_comm);
-                if slowest_row(row) {
-                    next(&mut bars, BarKind::Backward, bwd + straggler);
+                let backward_to = if slowest_row(row) {
+                    next(&mut bars, BarKind::Backward, bwd + straggler)
                 } else {
-                    next(&mut bars, BarKind::Backward, bwd);
+                    let to = next(&mut bars, BarKind::Backward, bwd);
                     next(&mut bars, BarKind::Straggler, straggler);
-                }
+                    to
+                };
                 next(&mut bars, BarKind::Bubble, b.bubble * (1.0 - share));
-                backward_from
+                (backward_from, backward_to)
             }
         };
-        // The gradient sync starts under the backward passes and runs past them by the exposed
-        // part.
-        let hidden = (r.comm.dp - dp_exposed).max(0.0).min(end - backward_from);
-        push(&mut bars, row, BarKind::CommHidden, end - hidden, end, None);
+        // The gradient sync's hidden part runs under the row's backward passes, up to the end
+        // of its last; the exposed part follows the pipeline.
+        let hidden = (r.comm.dp - dp_exposed)
+            .max(0.0)
+            .min(backward_to - backward_from);
+        push(
+            &mut bars,
+            row,
+            BarKind::CommHidden,
+            backward_to - hidden,
+            backward_to,
+            None,
+        );
         push(
             &mut bars,
             row,
@@ -204,7 +216,12 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
             None,
         );
     }
-    Timeline { rows, bars, total }
+    Timeline {
+        rows,
+        bars,
+        total,
+        pipeline: pp > 1,
+    }
 }
 
 /// Adds a bar to `row` when it has a length.
@@ -228,10 +245,17 @@ fn push(
 }
 
 /// One stage's placed passes from `start`, gaps drawn as bubble up to `end`; returns where its
-/// first backward pass begins.
-fn draw_passes(bars: &mut Vec<Bar>, row: usize, stage: &[Pass], start: f64, end: f64) -> f64 {
+/// first backward pass begins and its last ends.
+fn draw_passes(
+    bars: &mut Vec<Bar>,
+    row: usize,
+    stage: &[Pass],
+    start: f64,
+    end: f64,
+) -> (f64, f64) {
     let mut cursor = start;
     let mut first_backward = None;
+    let mut last_backward = end;
     for p in stage {
         let (from, to) = (start + p.start, start + p.end);
         push(bars, row, BarKind::Bubble, cursor, from, None);
@@ -239,6 +263,7 @@ fn draw_passes(bars: &mut Vec<Bar>, row: usize, stage: &[Pass], start: f64, end:
             BarKind::Forward
         } else {
             first_backward.get_or_insert(from);
+            last_backward = start + p.compute_end;
             BarKind::Backward
         };
         push(
@@ -253,7 +278,7 @@ fn draw_passes(bars: &mut Vec<Bar>, row: usize, stage: &[Pass], start: f64, end:
         cursor = to;
     }
     push(bars, row, BarKind::Bubble, cursor, end, None);
-    first_backward.unwrap_or(end)
+    (first_backward.unwrap_or(end), last_backward)
 }
 
 /// Most passes a stage draws one by one (micro-batches × model chunks, each a forward and a

@@ -461,9 +461,10 @@ impl Lab {
         self.errors.set(errs);
     }
 
-    /// Refuses a change to `key`: the previous value stays, and the control says why.
+    /// Refuses a change to `key`: the previous value stays, and the control says why (in words:
+    /// the field names the key).
     pub fn refuse(&self, key: &str, e: ModelError) {
-        self.refused.set(Some((key.to_string(), e.to_string())));
+        self.refused.set(Some((key.to_string(), e.message.clone())));
         self.errors.set(vec![e]);
     }
 

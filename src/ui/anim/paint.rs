@@ -616,12 +616,16 @@ pub fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline, w: f64, h: f64,
         // number where it fits.
         if let Some((micro, chunk)) = b.op {
             if chunk % 2 == 1 {
-                p.ctx.set_fill_style_str("rgba(255,255,255,0.45)");
-                p.ctx.fill_rect(x(b.start), y + dy, width, h);
+                p.ctx.set_fill_style_str("rgba(255,255,255,0.75)");
+                p.ctx.fill_rect(x(b.start), y + dy, width, h * 0.2);
             }
             let label = micro.to_string();
             if width >= p.text_width(&label, 10.0, "") + 4.0 * p.scale && h >= 11.0 * p.scale {
-                let ink = if chunk % 2 == 1 { "#10233a" } else { "#ffffff" };
+                let ink = if b.kind == BarKind::Backward && p.dark {
+                    "#0b1d2a"
+                } else {
+                    "#ffffff"
+                };
                 p.text_in(
                     &label,
                     x(b.start) + width / 2.0,
@@ -660,9 +664,17 @@ pub fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline, w: f64, h: f64,
 pub fn timeline_colour(k: BarKind, dark: bool) -> String {
     match k {
         BarKind::Forward => css(PART_COLOURS[0]),
-        BarKind::Backward => css(PALETTE[5])
-            .replace("rgb(", "rgba(")
-            .replace(')', ",0.7)"),
+        // Lighter than the forward's blue on either background (over a dark one the light
+        // theme's translucent blue turned navy, next to the forward's).
+        BarKind::Backward => {
+            if dark {
+                css(PALETTE[2])
+            } else {
+                css(PALETTE[5])
+                    .replace("rgb(", "rgba(")
+                    .replace(')', ",0.7)")
+            }
+        }
         BarKind::Comm => css(PALETTE[7]),
         BarKind::CommHidden => css(PALETTE[3]),
         BarKind::CommExposed => css(PART_COLOURS[1]),

@@ -69,12 +69,17 @@ pub fn TimelinePanel() -> impl IntoView {
                     <li><span class="swatch" style:background=move || timeline_colour(k, dark.get())></span>{k.label()}</li>
                 }).collect_view()}
         </ul>
-        <p class="hint" data-testid="timeline-passes" hidden=move || tl.with(|t| !t.as_ref().is_some_and(|t| t.bars.iter().any(|b| b.op.is_some())))>
-            {move || if tl.with(|t| t.as_ref().is_some_and(|t| t.bars.iter().any(|b| b.op.is_some_and(|(_, chunk)| chunk > 0)))) {
-                "Each stage's passes in Megatron's interleaved 1F1B order: the number is the micro-batch, a lighter bar the stage's next model chunk; grey gaps are the bubble."
-            } else {
-                "Each stage's passes in Megatron's 1F1B order (forwards, then a forward and a backward in turn): the number is the micro-batch; grey gaps are the bubble."
-            }}
+        <p class="hint" data-testid="timeline-passes" hidden=move || tl.with(|t| !t.as_ref().is_some_and(|t| t.pipeline))>
+            {move || tl.with(|t| {
+                let Some(t) = t else { return "" };
+                if t.bars.iter().any(|b| b.op.is_some_and(|(_, chunk)| chunk > 0)) {
+                    "Each stage's passes in Megatron's interleaved 1F1B order: the number, where it fits, is the micro-batch; a bar with a pale top band is the stage's next model chunk; grey gaps are the bubble."
+                } else if t.bars.iter().any(|b| b.op.is_some()) {
+                    "Each stage's passes in Megatron's 1F1B order (forwards, then a forward and a backward in turn): the number, where it fits, is the micro-batch; grey gaps are the bubble."
+                } else {
+                    "Too many micro-batches to draw one by one: each stage's forward and backward passes are drawn as one block each, its share of the bubble before and after them."
+                }
+            })}
         </p>
     }
 }
