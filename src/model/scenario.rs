@@ -621,7 +621,8 @@ impl Scenario {
     /// change: PCIe peer-to-peer when the node is no longer PCIe, an NVLink or xGMI generation
     /// when the GPU changes (the new GPU's own link follows), a token budget when the model has
     /// no tokens, a tensor parallelism the new model (heads, or no transformer at all) or node size
-    /// does not allow, and a node larger than the new link connects.
+    /// does not allow, a node larger than the new link connects, and a weight-gather overlap
+    /// that ZeRO-0 has nothing for.
     pub fn validate_after(&mut self, changed: &[&str]) -> Result<(), ModelError> {
         loop {
             match self.validate() {
@@ -1118,7 +1119,8 @@ impl Scenario {
         // state fits, else the least sharding that fits — Megatron's distributed optimizer
         // (stage 1) first, FSDP (stage 3) when nothing less will do.
         // Overlapping the weight gather is Megatron's distributed optimizer's (ZeRO-1/2;
-        // Megatron-LM asserts `--overlap-param-gather` runs with `--use-distributed-optimizer`):
+        // Megatron-LM's `arguments.py`: "--overlap-param-gather only supported with distributed
+        // optimizer, megatron fsdp, or dist_muon"):
         // it asks for at least stage 1, and a stated ZeRO-0, which gathers nothing, refuses it.
         // (ZeRO-3 gathers each layer ahead of its use whatever the key says.)
         match self.zero {

@@ -1070,31 +1070,40 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         .map(|e| 1u32 << e)
         .find(|&t| node % t == 0 && base.workload.splits_over(t))
         .unwrap_or(1);
+    // A split over `gpus` (with everything sharded as well, `zero3`): the scenario and the keys
+    // it changes.
+    let split = |gpus: u32, tp: u32, pp: u32, zero3: bool| {
+        let scenario = with(&|s| {
+            s.gpus = gpus;
+            s.tp = tp;
+            s.pp = pp;
+            if zero3 {
+                s.zero = Some(3);
+            }
+            s.tech.recompute = full;
+            s.batch = None;
+        });
+        let mut changes = vec![("gpus", gpus.to_string())];
+        for (key, now, then) in [("tp", base.tp, tp), ("pp", base.pp, pp)] {
+            if now != then {
+                changes.push((key, then.to_string()));
+            }
+        }
+        if zero3 {
+            changes.push(("zero", "3".into()));
+        }
+        if base.tech.recompute != full {
+            changes.push(("recompute", "full".into()));
+        }
+        FitFix { scenario, changes }
+    };
     let mut gpus = base.gpus * 2;
     while gpus <= super::scenario::MAX_GPUS {
         let tp = widest_tp.min(gpus);
         let pp = gpus / tp;
-        let split = with(&|s| {
-            s.gpus = gpus;
-            s.tp = tp;
-            s.pp = pp;
-            s.tech.recompute = full;
-            s.batch = None;
-        });
-        if pp <= base.workload.layers() && fits(&split) {
-            let mut changes = vec![("gpus", gpus.to_string())];
-            for (key, now, then) in [("tp", base.tp, tp), ("pp", base.pp, pp)] {
-                if now != then {
-                    changes.push((key, then.to_string()));
-                }
-            }
-            if base.tech.recompute != full {
-                changes.push(("recompute", "full".into()));
-            }
-            return Some(FitFix {
-                scenario: split,
-                changes,
-            });
+        let fix = split(gpus, tp, pp, false);
+        if pp <= base.workload.layers() && fits(&fix.scenario) {
+            return Some(fix);
         }
         let s = with(&|s| {
             s.gpus = gpus;
@@ -1114,30 +1123,9 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         }
         // Both: the split as deep as the layers allow (a power of two), and the state sharded
         // over the replicas that leaves.
-        let deepest = 1 << pp.min(base.workload.layers()).ilog2();
-        let both = with(&|s| {
-            s.gpus = gpus;
-            s.tp = tp;
-            s.pp = deepest;
-            s.zero = Some(3);
-            s.tech.recompute = full;
-            s.batch = None;
-        });
-        if fits(&both) {
-            let mut changes = vec![("gpus", gpus.to_string())];
-            for (key, now, then) in [("tp", base.tp, tp), ("pp", base.pp, deepest)] {
-                if now != then {
-                    changes.push((key, then.to_string()));
-                }
-            }
-            changes.push(("zero", "3".into()));
-            if base.tech.recompute != full {
-                changes.push(("recompute", "full".into()));
-            }
-            return Some(FitFix {
-                scenario: both,
-                changes,
-            });
+        let both = split(gpus, tp, 1 << pp.min(base.workload.layers()).ilog2(), true);
+        if fits(&both.scenario) {
+            return Some(both);
         }
         gpus *= 2;
     }
