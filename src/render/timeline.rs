@@ -175,12 +175,12 @@ pub fn timeline(sc: &Scenario, r: &StepResult) -> Timeline {
                 next(&mut bars, BarKind::Bubble, b.bubble * share);
                 next(&mut bars, BarKind::Forward, fwd);
                 let backward_from = next(&mut bars, BarKind::Comm, other_comm);
+                // The others' gradients are synchronised with the slowest GPU's: once it is done.
                 let backward_to = if slowest_row(row) {
                     next(&mut bars, BarKind::Backward, bwd + straggler)
                 } else {
-                    let to = next(&mut bars, BarKind::Backward, bwd);
-                    next(&mut bars, BarKind::Straggler, straggler);
-                    to
+                    next(&mut bars, BarKind::Backward, bwd);
+                    next(&mut bars, BarKind::Straggler, straggler)
                 };
                 next(&mut bars, BarKind::Bubble, b.bubble * (1.0 - share));
                 (backward_from, backward_to)
