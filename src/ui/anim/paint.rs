@@ -576,10 +576,20 @@ pub fn paint_show_at(
 }
 
 /// Paints the step timeline on a canvas of `w` × `h` CSS pixels.
-pub fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline, w: f64, h: f64, dark: bool) {
-    let Some(p) = Painter::with_size(canvas, w, h, dark, device_pixel_ratio()) else {
+/// Projector mode's larger type (`projector`) scales its text as the page's.
+pub fn paint_timeline(
+    canvas: &HtmlCanvasElement,
+    tl: &Timeline,
+    (w, h): (f64, f64),
+    dark: bool,
+    projector: bool,
+) {
+    let Some(mut p) = Painter::with_size(canvas, w, h, dark, device_pixel_ratio()) else {
         return;
     };
+    if projector {
+        p.fs *= 1.4;
+    }
     p.clear();
     // Room for the widest row label at the type's size (projector mode enlarges it).
     let widest = tl
@@ -589,7 +599,7 @@ pub fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline, w: f64, h: f64,
         .fold(0.0, f64::max);
     let left = (110.0 * p.scale).max(widest + 12.0 * p.scale);
     let top = 8.0 * p.scale;
-    let axis = 22.0 * p.scale;
+    let axis = 22.0 * p.fs * p.scale;
     let rows = tl.rows.len().max(1) as f64;
     let rh = ((p.h - top - axis) / rows).min(40.0 * p.scale);
     let x = |s: f64| left + (p.w - left - 10.0 * p.scale) * s / tl.total.max(1e-12);
@@ -620,7 +630,8 @@ pub fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline, w: f64, h: f64,
                 p.ctx.fill_rect(x(b.start), y + dy, width, h * 0.2);
             }
             let label = micro.to_string();
-            if width >= p.text_width(&label, 10.0, "") + 4.0 * p.scale && h >= 11.0 * p.scale {
+            if width >= p.text_width(&label, 10.0, "") + 4.0 * p.scale && h >= 11.0 * p.fs * p.scale
+            {
                 let ink = if b.kind == BarKind::Backward && p.dark {
                     "#0b1d2a"
                 } else {
@@ -639,8 +650,10 @@ pub fn paint_timeline(canvas: &HtmlCanvasElement, tl: &Timeline, w: f64, h: f64,
         }
     }
     // Time axis: as many ticks as fit a label ("12.3 ms") every 70 CSS pixels, up to four.
-    let y = top + rh * rows + 14.0 * p.scale;
-    let n = ((p.w - left) / p.scale / 70.0).floor().clamp(1.0, 4.0) as u32;
+    let y = top + rh * rows + 14.0 * p.fs * p.scale;
+    let n = ((p.w - left) / p.scale / (70.0 * p.fs))
+        .floor()
+        .clamp(1.0, 4.0) as u32;
     for k in 0..=n {
         let s = tl.total * f64::from(k) / f64::from(n);
         let label = if k == 0 { "0".to_string() } else { duration(s) };

@@ -28,6 +28,7 @@ pub fn TimelinePanel() -> impl IntoView {
         dark.track();
         timeline_ref.track();
         tl.track();
+        lab.projector.track();
     };
     let paint = move || {
         let (w, h) = (size.width.get(), size.height.get());
@@ -37,7 +38,7 @@ pub fn TimelinePanel() -> impl IntoView {
         };
         tl.with(|t| {
             if let Some(t) = t {
-                paint_timeline(&c, t, w, h, dark);
+                paint_timeline(&c, t, (w, h), dark, lab.projector.get_untracked());
             }
         });
     };
