@@ -457,6 +457,26 @@ mod tests {
     use crate::model::goodput::straggler_seconds;
     use crate::model::step::evaluate;
 
+    /// Every row's bars (the hidden sync drawn beneath them aside) follow one another without a
+    /// gap and end at the step time.
+    fn assert_rows_add_up(q: &str, tl: &Timeline) {
+        for row in 0..tl.rows.len() {
+            let mut end = 0.0;
+            for bar in tl
+                .bars
+                .iter()
+                .filter(|b| b.row == row && b.kind != BarKind::CommHidden)
+            {
+                assert!(
+                    (bar.start - end).abs() < 1e-9 * tl.total,
+                    "{q} row {row}: a gap"
+                );
+                end = bar.end;
+            }
+            assert!((end - tl.total).abs() < 1e-9 * tl.total, "{q} row {row}");
+        }
+    }
+
     #[test]
     fn every_row_adds_up_to_the_step_time() {
         for q in [
@@ -466,16 +486,7 @@ mod tests {
         ] {
             let sc = Scenario::parse(q).unwrap();
             let r = evaluate(&sc).unwrap();
-            let tl = timeline(&sc, &r);
-            for row in 0..tl.rows.len() {
-                let end = tl
-                    .bars
-                    .iter()
-                    .filter(|b| b.row == row && b.kind != BarKind::CommHidden)
-                    .map(|b| b.end - b.start)
-                    .sum::<f64>();
-                assert!((end - tl.total).abs() < 1e-9 * tl.total, "{q} row {row}");
-            }
+            assert_rows_add_up(q, &timeline(&sc, &r));
         }
     }
 
@@ -625,14 +636,7 @@ mod tests {
             let passes = tl.bars.iter().filter(|b| b.op.is_some()).count() as u64;
             let s = sc.setup().unwrap();
             assert_eq!(passes, 2 * r.micro_batches * u64::from(s.vpp * s.pp), "{q}");
-            for row in 0..tl.rows.len() {
-                let mut end = 0.0;
-                for bar in tl.bars.iter().filter(|b| b.row == row && b.kind != BarKind::CommHidden) {
-                    assert!((bar.start - end).abs() < 1e-9 * tl.total, "{q} row {row}: a gap");
-                    end = bar.end;
-                }
-                assert!((end - tl.total).abs() < 1e-9 * tl.total, "{q} row {row}");
-            }
+            assert_rows_add_up(q, &tl);
         }
     }
 
