@@ -383,6 +383,7 @@ pub fn Controls() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let sc = lab.scenario;
     let custom = move || sc.with(|s| s.model == Model::Custom);
+    let gpus = Memo::new(move |_| sc.with(|s| s.gpus.to_string()));
     // The preset the scenario still is, if any: a change away from it shows the prompt again.
     let presets: Vec<String> = PRESETS
         .iter()
@@ -434,15 +435,12 @@ pub fn Controls() -> impl IntoView {
                     max=MAX_GPUS
                     aria-label="GPU count"
                     data-testid="gpus"
-                    prop:value=move || sc.with(|s| s.gpus.to_string())
+                    prop:value=move || gpus.get()
                     on:change=move |ev| {
                         lab.set("gpus", event_target_value(&ev).trim());
                         // Refused, the field shows the count the results are for again.
                         let el = event_target::<web_sys::HtmlInputElement>(&ev);
-                        let shown = sc.with_untracked(|s| s.gpus.to_string());
-                        if el.value() != shown {
-                            el.set_value(&shown);
-                        }
+                        show_scenario(el.value(), |v| el.set_value(&v), gpus);
                     }
                 />
             </div>
