@@ -138,7 +138,7 @@ fn to_json<T: serde::Serialize>(v: &T) -> String {
 fn sweep_command(q: &str, inters: Option<&str>, csv: bool) -> Result<String, String> {
     // The sweep runs every count; without a stated one, the chosen count is the smallest power
     // of two the layout allows (tp=8&pp=4 needs 32: the default 8 was refused).
-    let stated = Scenario::pairs(q).any(|p| p.split('=').next().map(str::trim) == Some("gpus"));
+    let stated = Scenario::stated_keys(q).any(|k| k == "gpus");
     let sc = match Scenario::parse(q) {
         Err(e) if !stated && e.key.split('+').any(|k| k == "gpus") => (0..=16)
             .find_map(|k| Scenario::parse(&format!("{q}&gpus={}", 1u32 << k)).ok())
@@ -216,9 +216,7 @@ fn run_file_command(cmd: &str, args: &[&str]) -> Result<String, String> {
     }
     let mut sc = parse(q)?;
     // What the header says (ranks, GPUs per node, GPU), where the scenario does not.
-    let stated: Vec<&str> = Scenario::pairs(q)
-        .filter_map(|pair| pair.split_once('=').map(|(k, _)| k.trim()))
-        .collect();
+    let stated: Vec<&str> = Scenario::stated_keys(q).collect();
     for (key, value) in header_keys(&run) {
         if !stated.contains(&key) {
             sc.set(key, &value).map_err(|e| e.to_string())?;

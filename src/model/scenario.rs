@@ -521,6 +521,11 @@ impl Scenario {
             .filter(|p| !p.trim().is_empty())
     }
 
+    /// The keys a scenario string names (whatever their values).
+    pub fn stated_keys(s: &str) -> impl Iterator<Item = &str> {
+        Scenario::pairs(s).filter_map(|pair| pair.split_once('=').map(|(k, _)| k.trim()))
+    }
+
     /// Lenient parse: a bad value keeps its default; every problem is returned.
     pub fn parse_lenient(s: &str) -> (Scenario, Vec<ModelError>) {
         let mut sc = Scenario::default();
