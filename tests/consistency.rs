@@ -468,3 +468,94 @@ fn overlapping_the_weight_gather_needs_a_sharded_optimizer() {
     assert_eq!(step("model=gpt2-xl&gpus=8").zero, 0);
     assert_eq!(step("model=gpt2-xl&gpus=8&gather_overlap=1").zero, 1);
 }
+
+/// The slowest GPU holds every step of a synchronous run: where it costs more than any wait
+/// inside the step, the verdict names it, with what draining the slow GPUs gives.
+#[test]
+fn a_run_held_by_stragglers_says_so() {
+    let r = step("gpus=1024&slow_gpus=0.01&slow_factor=3");
+    assert_eq!(r.bottleneck.id(), "stragglers", "{}", r.verdict);
+    assert!(
+        r.advice.starts_with("Without the slow GPUs"),
+        "{}",
+        r.advice
+    );
+    let quiet = step("gpus=1024");
+    let claimed: f64 = r.advice.split('→').nth(1).unwrap().trim()[..4]
+        .parse()
+        .unwrap();
+    let real = r.slowest_step_ms / quiet.slowest_step_ms;
+    assert!((claimed - real).abs() < 0.01, "{claimed} vs {real}");
+    // A percent of jitter does not outweigh the step's own waits.
+    assert_ne!(step("gpus=1024&jitter=0.01").bottleneck.id(), "stragglers");
+}
+
+/// Strong scaling past one sample per replica leaves GPUs without work: the verdict says how
+/// many, not that the step "scales well".
+#[test]
+fn replicas_without_a_sample_are_named() {
+    let r = step("gpus=4096&scaling=strong&batch=1024");
+    assert_eq!(r.bottleneck.id(), "idle", "{}", r.verdict);
+    assert!(
+        r.verdict.starts_with("75 % of the GPUs idle"),
+        "{}",
+        r.verdict
+    );
+    assert!(r.efficiency < 0.3);
+}
+
+/// Failures that come faster than the job can restart, or a checkpoint interval far beyond the
+/// time between failures, end nothing: the verdict says the run never finishes, and the
+/// interval it advises does restore the run.
+#[test]
+fn a_run_that_fails_faster_than_it_progresses_says_so() {
+    let r = step("gpus=16384&restart_min=600");
+    assert_eq!(r.bottleneck.id(), "failures", "{}", r.verdict);
+    assert!(
+        r.verdict.starts_with("The run never finishes"),
+        "{}",
+        r.verdict
+    );
+    let r = step("gpus=4096&ckpt_interval=1e5");
+    assert_eq!(r.ettr, 0.0);
+    assert!(r.advice.starts_with("Checkpointing every"), "{}", r.advice);
+    let best = step(&format!(
+        "gpus=4096&ckpt_interval={:.3}",
+        step("gpus=4096").checkpoint_interval_min
+    ));
+    assert!(best.ettr > 0.9, "{}", best.ettr);
+}
+
+/// A pipeline bubble is advised away by interleaving, at the same batch, where the layers
+/// allow; a larger batch, where it is the only lever, is weighed against the time to train.
+#[test]
+fn the_bubble_advice_interleaves_before_it_grows_the_batch() {
+    let q = "model=llama3-8b&gpus=64&tp=1&pp=8&batch=64&recompute=full";
+    let r = step(q);
+    assert_eq!(r.bottleneck.id(), "pipeline", "{}", r.verdict);
+    assert!(r.advice.contains("(vpp=2)"), "{}", r.advice);
+    assert!(step(&format!("{q}&vpp=2")).times.step_ms < 0.9 * r.times.step_ms);
+    // 32 layers leave no room for more than 16 × 2 chunks, and twice a batch of 4M tokens is
+    // far past the critical batch: more throughput, a longer run.
+    let q = "model=llama3-8b&gpus=8192&pp=16&vpp=2&batch=16384&recompute=full";
+    let r = step(q);
+    assert_eq!(r.bottleneck.id(), "pipeline", "{}", r.verdict);
+    assert!(r.advice.contains("the time to train"), "{}", r.advice);
+    let doubled = step(&q.replace("16384", "32768"));
+    assert!(doubled.throughput > r.throughput);
+    assert!(doubled.time_to_train_days > r.time_to_train_days);
+}
+
+/// Pipelines shard the optimizer state only (DeepSpeed refuses ZeRO-2/3 with a pipeline,
+/// Megatron's distributed optimizer is ZeRO-1): neither the default stage nor the fit fix
+/// chooses ZeRO-3, whose gathers would repeat for every micro-batch.
+#[test]
+fn a_pipeline_is_not_sharded_past_zero_1_by_default() {
+    let q = "gpus=16384&model=llama3-405b&tp=8&pp=16&batch=2048";
+    let r = step(q);
+    assert_eq!(r.zero, 1);
+    assert_eq!(r.advice, "recompute=full fits.");
+    assert_eq!(step(&format!("{q}&recompute=full")).zero, 0);
+    // Stated, it is costed.
+    assert_eq!(step(&format!("{q}&zero=3")).zero, 3);
+}

@@ -5,9 +5,10 @@
 //! [`Setup`]; the "what if" questions of the verdict change a [`Scenario`] and resolve it again.
 
 use super::collective::{self, Algo, Cluster, Op};
+use super::goodput;
 use super::hardware::{flash_rate_at, Precision};
 use super::scenario::{Attn, Scaling, Scenario, Setup};
-use super::units::GIB;
+use super::units::{human_hours, GIB};
 use super::workload::{Activations, Recompute, GEMM_FIXED_S};
 use super::ModelError;
 
@@ -492,13 +493,29 @@ pub fn memory(s: &Setup) -> Memory {
     at_zero(s, s.zero, working_memory(s))
 }
 
-/// The least ZeRO stage whose memory fits, or 3 when none does. Activations and buffers do not
+/// The most sharding the model chooses by itself, and the fit fix tries before anything else:
+/// ZeRO-1 with a pipeline, ZeRO-3 without (see [`least_zero_that_fits`]).
+fn most_zero_by_default(pp: u32) -> u8 {
+    if pp > 1 {
+        1
+    } else {
+        3
+    }
+}
+
+/// The least ZeRO stage whose memory fits, or the most the layout takes (3, or 1 with a
+/// pipeline) when none does. Activations and buffers do not
 /// depend on the stage, so they are worked out once.
 pub fn least_zero_that_fits(s: &Setup) -> u8 {
     let working = working_memory(s);
-    (0..=3)
+    // Pipelines shard the optimizer state only: DeepSpeed refuses ZeRO-2 and -3 with pipeline
+    // parallelism (`deepspeed/runtime/pipe/engine.py`: "ZeRO-2 and ZeRO-3 are incompatible
+    // with pipeline parallelism"), and Megatron-LM's distributed optimizer is ZeRO-1. ZeRO-3 would
+    // gather every weight again for each micro-batch; a stated stage is still costed.
+    let most = most_zero_by_default(s.pp);
+    (0..=most)
         .find(|&z| at_zero(s, z, working).fits())
-        .unwrap_or(3)
+        .unwrap_or(most)
 }
 
 /// Bytes per parameter of the weights and of the optimizer state: FP32 weights with two FP32
@@ -675,6 +692,13 @@ pub enum Bottleneck {
     Serial,
     /// The model does not fit.
     Memory,
+    /// Data-parallel replicas without a sample (a strong-scaling batch smaller than the
+    /// replica count).
+    Idle,
+    /// The slowest GPU holds every step (jitter, slow GPUs).
+    Stragglers,
+    /// Failures, restarts and checkpoints take the run's time.
+    Failures,
 }
 
 impl Bottleneck {
@@ -689,6 +713,9 @@ impl Bottleneck {
             Bottleneck::Data => "data",
             Bottleneck::Serial => "serial",
             Bottleneck::Memory => "memory",
+            Bottleneck::Idle => "idle",
+            Bottleneck::Stragglers => "stragglers",
+            Bottleneck::Failures => "failures",
         }
     }
 }
@@ -751,6 +778,9 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
             .map(|r2| step / r2.breakdown.total())
             .unwrap_or(1.0)
     };
+    if let Some(v) = run_verdict(&setup, r, amount) {
+        return v;
+    }
     if amount < 0.1 * step {
         return Verdict::new(
             Bottleneck::Compute,
@@ -814,25 +844,14 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
                 ),
             )
         }
-        Bottleneck::Pipeline => {
-            let sc2 = Scenario {
-                batch: Some(setup.batch * 2),
-                ..sc.clone()
-            };
-            Verdict::new(
-                Bottleneck::Pipeline,
-                format!(
-                    "{:.0} % of the step is pipeline bubble: stages wait for each other.",
-                    pct(b.bubble)
-                ),
-                format!(
-                    "2× more micro-batches per step → {:.2}× more throughput.",
-                    evaluate(&sc2)
-                        .map(|r2| r2.throughput / r.throughput)
-                        .unwrap_or(1.0)
-                ),
-            )
-        }
+        Bottleneck::Pipeline => Verdict::new(
+            Bottleneck::Pipeline,
+            format!(
+                "{:.0} % of the step is pipeline bubble: stages wait for each other.",
+                pct(b.bubble)
+            ),
+            bubble_advice(sc, &setup, r),
+        ),
         _ => Verdict::new(
             Bottleneck::Serial,
             format!(
@@ -841,6 +860,162 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
             ),
             "A larger batch per step spreads the serial part (Amdahl's law).".to_string(),
         ),
+    }
+}
+
+/// The waits of the run around the step, when one of them takes more of the elapsed time than
+/// the step's own largest wait (`step_wait` seconds) and at least a tenth of it: replicas
+/// without a sample, the slowest GPU, failures and checkpoints. Shares of elapsed time: a run
+/// spends `ettr` of it in steps, each `straggler` longer than the step as modelled.
+fn run_verdict(s: &Setup, r: &StepResult, step_wait: f64) -> Option<Verdict> {
+    let step = r.breakdown.total();
+    let g = goodput::goodput(s, r);
+    let idle = 1.0 - f64::from(s.dp_active) / f64::from(s.dp);
+    if idle >= 0.1 {
+        let busy = s.dp_active * s.tp * s.pp;
+        return Some(Verdict::new(
+            Bottleneck::Idle,
+            format!(
+                "{:.0} % of the GPUs idle: the batch of {} has samples for {} of {} data-parallel replicas.",
+                100.0 * idle,
+                s.batch,
+                s.dp_active,
+                s.dp
+            ),
+            format!(
+                "{busy} {} the same step; a batch of {} samples or more keeps all {} busy.",
+                if busy == 1 { "GPU takes" } else { "GPUs take" },
+                u64::from(s.dp) * u64::from(s.micro),
+                s.gpus
+            ),
+        ));
+    }
+    let rel = g.reliability;
+    let slowest = step + g.straggler;
+    let straggler_share = rel.ettr * g.straggler / slowest;
+    let failure_share = 1.0 - rel.ettr;
+    let step_share = rel.ettr * step_wait / slowest;
+    if failure_share >= 0.1 && failure_share >= straggler_share && failure_share > step_share {
+        return Some(failure_verdict(s, &rel));
+    }
+    if straggler_share >= 0.1 && straggler_share > step_share {
+        // The step without the slow GPUs, or with half the jitter where none are slow.
+        let calmer = if s.ops.slow_gpus > 0.0 && s.ops.slow_factor > 1.0 {
+            let quiet =
+                goodput::straggler_seconds(r.breakdown.compute, s.gpus, s.ops.jitter, 0.0, 1.0);
+            format!(
+                "Without the slow GPUs (drained or replaced) → {:.2}× faster steps.",
+                slowest / (step + quiet)
+            )
+        } else {
+            let half = goodput::straggler_seconds(
+                r.breakdown.compute,
+                s.gpus,
+                s.ops.jitter / 2.0,
+                0.0,
+                1.0,
+            );
+            format!(
+                "Half the jitter per GPU → {:.2}× faster steps; every GPU added makes the slowest of them slower.",
+                slowest / (step + half)
+            )
+        };
+        return Some(Verdict::new(
+            Bottleneck::Stragglers,
+            format!(
+                "The slowest GPU sets every step: stragglers add {:.0} % to it ({:.0} ms on {:.0} ms).",
+                100.0 * g.straggler / step,
+                1e3 * g.straggler,
+                1e3 * step
+            ),
+            calmer,
+        ));
+    }
+    None
+}
+
+/// Failures and checkpoints take much of the run: how often, and what would help.
+fn failure_verdict(s: &Setup, rel: &goodput::Reliability) -> Verdict {
+    let mttf = rel.mttf_hours;
+    let every = human_hours(mttf);
+    let interval = human_hours(rel.interval_minutes / 60.0);
+    let restart = human_hours(s.ops.restart_min / 60.0);
+    let text = if rel.ettr <= 0.0 && s.ops.restart_min / 60.0 >= mttf {
+        format!("The run never finishes: the job fails every {every}, sooner than it restarts ({restart}).")
+    } else if rel.ettr <= 0.0 {
+        format!(
+            "The run never finishes: the job fails every {every}, before it can restart ({restart}) and redo the work since its last checkpoint (every {interval})."
+        )
+    } else {
+        format!(
+            "Failures take {:.0} % of the run's time: the job fails every {every}, then restarts and redoes the work since its last checkpoint (every {interval}).",
+            100.0 * (1.0 - rel.ettr)
+        )
+    };
+    let write_h = rel.checkpoint_minutes / 60.0;
+    let best = goodput::optimal_interval(mttf, write_h, s.ops.restart_min / 60.0);
+    let best_ettr = goodput::ettr(mttf, write_h, s.ops.restart_min / 60.0, best);
+    let advice = if s.ops.ckpt_interval.is_some() && best_ettr > rel.ettr + 0.02 {
+        format!(
+            "Checkpointing every {} (the best interval for this failure rate) → ETTR {:.2} instead of {:.2}.",
+            human_hours(best),
+            best_ettr,
+            rel.ettr
+        )
+    } else {
+        let half = s.ops.restart_min / 120.0;
+        let quick = goodput::ettr(
+            mttf,
+            write_h,
+            half,
+            goodput::optimal_interval(mttf, write_h, half),
+        );
+        let fewer = "fewer GPUs per job, or hardware that fails less, help most.";
+        if quick > rel.ettr + 0.02 {
+            format!("Half the restart time → ETTR {quick:.2}; {fewer}")
+        } else {
+            format!("Half the restart time leaves ETTR at {quick:.2}; {fewer}")
+        }
+    };
+    Verdict::new(Bottleneck::Failures, text, advice)
+}
+
+/// What shrinks a pipeline bubble most: more model chunks per GPU (interleaving) at the same
+/// batch where the layers allow, else more micro-batches, with what a larger batch does to the
+/// time to train past the critical batch.
+fn bubble_advice(sc: &Scenario, s: &Setup, r: &StepResult) -> String {
+    let step = r.breakdown.total();
+    let vpp = s.vpp * 2;
+    let interleaved = Scenario { vpp, ..sc.clone() };
+    let faster = interleaved
+        .setup()
+        .ok()
+        .filter(|s2| memory(s2).fits())
+        .and_then(|s2| evaluate_setup(&s2).ok())
+        .map(|r2| step / r2.breakdown.total());
+    if let Some(x) = faster.filter(|&x| x > 1.02) {
+        return format!(
+            "Interleaving {vpp} smaller stages per GPU (vpp={vpp}) → {x:.2}× faster at the same batch."
+        );
+    }
+    let bigger = Scenario {
+        batch: Some(s.batch * 2),
+        ..sc.clone()
+    };
+    let Ok((s2, r2)) = bigger
+        .setup()
+        .and_then(|s2| evaluate_setup(&s2).map(|r2| (s2, r2)))
+    else {
+        return "More micro-batches per step (a larger batch) shrink the bubble.".to_string();
+    };
+    let more = r2.throughput / r.throughput;
+    let days = goodput::goodput(&s2, &r2).days / goodput::goodput(s, r).days;
+    if days > 1.02 {
+        format!(
+            "2× more micro-batches per step → {more:.2}× more throughput, but {days:.2}× the time to train: past the critical batch each sample teaches less."
+        )
+    } else {
+        format!("2× more micro-batches per step → {more:.2}× more throughput.")
     }
 }
 
@@ -1004,7 +1179,8 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         ));
         micro /= 2;
     }
-    for z in base.zero + 1..=3 {
+    let most = most_zero_by_default(base.pp);
+    for z in base.zero + 1..=most {
         tries.push((with(&|s| s.zero = Some(z)), vec![("zero", z.to_string())]));
     }
     // Operator-level checkpointing costs less compute than full recomputation: try it first.
@@ -1021,13 +1197,15 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
             with(&|s| s.tech.recompute = full),
             vec![("recompute", "full".into())],
         ));
-        tries.push((
-            with(&|s| {
-                s.zero = Some(3);
-                s.tech.recompute = full;
-            }),
-            vec![("zero", "3".into()), ("recompute", "full".into())],
-        ));
+        if most == 3 {
+            tries.push((
+                with(&|s| {
+                    s.zero = Some(3);
+                    s.tech.recompute = full;
+                }),
+                vec![("zero", "3".into()), ("recompute", "full".into())],
+            ));
+        }
     }
     let mut tp = base.tp * 2;
     while tp <= base.per_node && base.per_node % tp == 0 {

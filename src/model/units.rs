@@ -112,6 +112,19 @@ pub fn human_bytes(b: f64) -> String {
     format!("{b} B")
 }
 
+/// A duration in hours as words a reader scans: seconds, minutes, hours or days.
+pub fn human_hours(h: f64) -> String {
+    if h < 1.0 / 60.0 {
+        format!("{:.0} s", h * 3600.0)
+    } else if h < 1.0 {
+        format!("{:.0} min", h * 60.0)
+    } else if h < 48.0 {
+        format!("{h:.1} h")
+    } else {
+        format!("{:.0} days", h / 24.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +139,14 @@ mod tests {
         for bad in ["", "-1", "1.2.3", "abc", "NaN", "inf", "1XB", "0.3"] {
             assert_eq!(parse_bytes(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn durations_pick_their_unit() {
+        assert_eq!(human_hours(0.001), "4 s");
+        assert_eq!(human_hours(0.5), "30 min");
+        assert_eq!(human_hours(12.5), "12.5 h");
+        assert_eq!(human_hours(1666.7), "69 days");
     }
 
     #[test]
