@@ -217,14 +217,36 @@ fn run_file_command(cmd: &str, args: &[&str]) -> Result<String, String> {
     let mut sc = parse(q)?;
     // What the header says (ranks, GPUs per node, GPU), where the scenario does not.
     let stated: Vec<&str> = Scenario::stated_keys(q).collect();
-    for (key, value) in header_keys(&run) {
-        if !stated.contains(&key) {
-            sc.set(key, &value).map_err(|e| e.to_string())?;
+    let told = header_keys(&run);
+    for (key, value) in &told {
+        if !stated.contains(key) {
+            sc.set(key, value).map_err(|e| e.to_string())?;
         }
     }
     sc.validate().map_err(|e| e.to_string())?;
+    // What neither the header nor the scenario says is the default's: a fit on the wrong GPU
+    // or count reads as a slow cluster, so the calibration says what it assumed.
+    let assumed: Vec<(&str, String)> = [
+        ("GPU", "gpu", sc.gpu.id.to_string()),
+        ("GPU count", "gpus", sc.gpus.to_string()),
+    ]
+    .into_iter()
+    .filter(|(_, key, _)| !stated.contains(key) && !told.iter().any(|(k, _)| k == key))
+    .map(|(what, key, value)| (what, format!("{key}={value}")))
+    .collect();
     match cmd {
-        "calibrate" => nccl_tests::calibrate(&run, &sc).map(|c| to_json(&c)),
+        "calibrate" => nccl_tests::calibrate(&run, &sc).map(|mut c| {
+            if !assumed.is_empty() {
+                let (what, keys): (Vec<&str>, Vec<String>) = assumed.into_iter().unzip();
+                c.warnings.push(format!(
+                    "the run does not say its {}, so {} {} assumed: give the run's own in the scenario",
+                    what.join(" or "),
+                    keys.join(" and "),
+                    if keys.len() == 1 { "was" } else { "were" }
+                ));
+            }
+            to_json(&c)
+        }),
         _ => nccl_tests::compare(&run, &sc).map(|c| to_json(&c)),
     }
 }

@@ -559,3 +559,67 @@ fn a_pipeline_is_not_sharded_past_zero_1_by_default() {
     // Stated, it is costed.
     assert_eq!(step(&format!("{q}&zero=3")).zero, 3);
 }
+
+/// A run whose header names no GPU is fitted on the default one: the calibration says what it
+/// assumed (the bundled 8×A100 run read as an H100 node at 45 % of its NVLink), and a stated
+/// GPU silences it.
+#[test]
+fn calibrate_says_what_it_assumed() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/nccl-tests/all_reduce_8_a100_mlengineering.txt"
+    );
+    let warnings = |q: &str| {
+        let out = cli::run(&["calibrate".into(), file.into(), q.into()]);
+        assert_eq!(out.status, 0, "{q}: {}", out.stderr);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        v["warnings"].as_array().unwrap().clone()
+    };
+    let unsaid = warnings("");
+    assert!(
+        unsaid.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("gpu=h100 and gpus=8 were assumed")),
+        "{unsaid:?}"
+    );
+    assert!(warnings("gpu=a100&gpus=8").is_empty());
+    // One GPU has nothing to calibrate.
+    let one = cli::run(&["calibrate".into(), file.into(), "gpu=a100&gpus=1".into()]);
+    assert_eq!(one.status, 2);
+    assert!(one.stderr.contains("gpus=1"), "{}", one.stderr);
+}
+
+/// A run whose times fall with the size gives no bandwidth, and one whose `#wrong` cells count
+/// corrupted values is no measurement: the fit says both.
+#[test]
+fn calibrate_warns_on_a_run_that_measures_nothing() {
+    let text = "#  Rank  0 Group  0 Pid 1 on h1 device  0 [0x1b] NVIDIA H100 80GB HBM3\n\
+                1048576 262144 float sum -1 500.0 2 3.5 0 500 2 3.5 0\n\
+                2097152 524288 float sum -1 100.0 21 36 0 100 21 36 0\n\
+                4194304 1048576 float sum -1 50.0 84 147 3 50 84 147 0\n";
+    let run = gpu_scaling_lab::model::nccl_tests::parse(text);
+    assert_eq!(run.wrong, [(4194304.0, 3.0)]);
+    let sc = Scenario::parse("gpus=8&gpu=h100").unwrap();
+    let c = gpu_scaling_lab::model::nccl_tests::calibrate(&run, &sc).unwrap();
+    assert!(c
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("the times do not grow")));
+    assert!(c.warnings.iter().any(|w| w.contains("#wrong")));
+}
+
+/// Errors name what is wrong: too many digits is out of range, not "not a whole number"; the
+/// whole-node counts offered are ones the key accepts; a stated all-reduce algorithm the
+/// cluster cannot run is refused in a step whose ZeRO collectives would not use it.
+#[test]
+fn refusals_offer_only_what_is_accepted() {
+    let err = |q: &str| match Scenario::parse(q).and_then(|sc| StepReport::new(&sc)) {
+        Ok(_) => panic!("{q} was accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err("gpus=99999999999999999999").contains("out of range"));
+    let near = err("gpus=65536&per_node=72&gpu=b200");
+    assert!(near.ends_with("(e.g. 65520)"), "{near}");
+    assert_eq!(refused("gpus=8&gpu=a100&algo=nvls&zero=1"), "algo");
+}

@@ -137,9 +137,14 @@ fn whole(v: &str, accepts: &Accepts) -> Result<u64, String> {
         _ => (0, u64::MAX),
     };
     let range = accepts.describe();
-    let n: u64 = v
-        .parse()
-        .map_err(|_| format!("'{v}' is not a whole number; accepted: {range}"))?;
+    let n: u64 = v.parse().map_err(|_| {
+        // Digits too many for any count are a number out of range, not a malformed one.
+        if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+            format!("{v} is out of range; accepted: {range}")
+        } else {
+            format!("'{v}' is not a whole number; accepted: {range}")
+        }
+    })?;
     if n < lo || n > hi {
         return Err(format!("{n} is out of range; accepted: {range}"));
     }

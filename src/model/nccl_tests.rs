@@ -57,6 +57,9 @@ pub struct Run {
     pub gpus_per_thread: Option<u32>,
     /// Lines that looked like data but could not be read: (line number, why).
     pub problems: Vec<(usize, String)>,
+    /// Sizes whose out-of-place `#wrong` cell counts wrong values (nccl-tests checked the
+    /// result and found it corrupted): (size in bytes, wrong values).
+    pub wrong: Vec<(f64, f64)>,
 }
 
 impl Run {
@@ -127,7 +130,7 @@ fn size(t: &str) -> Option<u64> {
 
 /// Reads one data line: `size count type [redop] [root] time algbw busbw wrong [in-place…]`,
 /// or a trimmed `size time algbw busbw`.
-fn data_line(tokens: &[&str]) -> Result<Row, String> {
+fn data_line(tokens: &[&str]) -> Result<(Row, f64), String> {
     let size = tokens
         .first()
         .and_then(|t| size(t))
@@ -160,12 +163,17 @@ fn data_line(tokens: &[&str]) -> Result<Row, String> {
     if time_us <= 0.0 {
         return Err("the time is not positive".into());
     }
-    Ok(Row {
-        bytes: size as f64,
-        time_us,
-        algbw_gbs,
-        busbw_gbs,
-    })
+    // The out-of-place `#wrong` cell after busbw: a count, or `N/A` when the run skipped the check.
+    let wrong = rest.get(3).and_then(|t| number(t)).unwrap_or(0.0);
+    Ok((
+        Row {
+            bytes: size as f64,
+            time_us,
+            algbw_gbs,
+            busbw_gbs,
+        },
+        wrong,
+    ))
 }
 
 /// GPUs per thread an nccl-tests command line asks for: `-g N`, `-gN`, `--ngpus N` or
@@ -255,7 +263,12 @@ pub fn parse(text: &str) -> Run {
         // Data lines start with a size; anything else (banners, warnings) is not a table row.
         if tokens.first().is_some_and(|t| size(t).is_some()) && tokens.len() >= 3 {
             match data_line(&tokens) {
-                Ok(r) => run.rows.push(r),
+                Ok((r, wrong)) => {
+                    if wrong > 0.0 {
+                        run.wrong.push((r.bytes, wrong));
+                    }
+                    run.rows.push(r)
+                }
                 Err(e) => run.problems.push((n + 1, e)),
             }
         }
@@ -384,6 +397,12 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
     sc.op = run.op.unwrap_or(sc.op);
     sc.calib = Calib::default();
     let setup = sc.setup().map_err(|e| e.to_string())?;
+    if setup.gpus < 2 {
+        return Err(format!(
+            "gpus={}: a collective on one GPU moves nothing between GPUs; give the run's GPU count (gpus=…)",
+            setup.gpus
+        ));
+    }
     let network = setup.nodes() > 1;
     let sizes: Vec<f64> = rows.iter().map(|r| r.bytes).collect();
     let model_fit = fit(&model_rows(&sc, sc.op, &sizes)?).ok_or("the model gave no line")?;
@@ -417,6 +436,18 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
     }
     if lat <= 0.01 || lat >= 100.0 {
         warnings.push(format!("calib_lat reached its limit ({})", round(lat)));
+    }
+    if measured.beta_us_per_byte <= 0.0 {
+        warnings.push(
+            "the times do not grow with the message size: the run gives no bandwidth to fit (were the sizes warm-up or cached?)"
+                .to_string(),
+        );
+    }
+    if !run.wrong.is_empty() {
+        warnings.push(format!(
+            "{} of the run's sizes report wrong values (#wrong): nccl-tests found the results corrupted, so the run is no sound measurement",
+            run.wrong.len()
+        ));
     }
     if run.ranks > 0 && run.ranks != setup.gpus {
         warnings.push(format!(

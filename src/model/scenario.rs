@@ -794,14 +794,18 @@ impl Scenario {
         let gpus = self.gpus;
         let pn = self.node_size().min(gpus).max(1);
         if gpus > pn && gpus % pn != 0 {
-            return Err(ModelError::new(
-                "gpus+per_node",
+            return Err(ModelError::new("gpus+per_node", {
+                // The whole-node counts either side, those the key accepts.
+                let near: Vec<String> = [gpus / pn * pn, (gpus / pn + 1) * pn]
+                    .into_iter()
+                    .filter(|&n| n <= MAX_GPUS)
+                    .map(|n| n.to_string())
+                    .collect();
                 format!(
-                    "gpus={gpus} is not a multiple of per_node={pn}; accepted: whole nodes (e.g. {} or {})",
-                    gpus / pn * pn,
-                    (gpus / pn + 1) * pn
-                ),
-            ));
+                        "gpus={gpus} is not a multiple of per_node={pn}; accepted: whole nodes (e.g. {})",
+                        near.join(" or ")
+                    )
+            }));
         }
         let nodes = gpus.div_ceil(pn);
         let inter = match self.inter {

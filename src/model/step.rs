@@ -263,6 +263,11 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             ..*c
         };
         comm.dp_crosses_nodes = dp_cluster.nodes() > 1;
+        if s.algo != Algo::Auto && s.zero > 0 {
+            // A stated all-reduce algorithm the replicas' cluster cannot run is refused, as
+            // at ZeRO-0, though ZeRO's collectives leave it unused.
+            collective::cost(&dp_cluster, Op::AllReduce, s.algo, grad_bytes)?;
+        }
         let cost = |op: Op, bytes: f64| -> Result<f64, ModelError> {
             // `algo` is the all-reduce's; ZeRO's reduce-scatters and gathers run as the tuner
             // picks (a stated tree, which has no reduce-scatter, used to refuse ZeRO-2).
