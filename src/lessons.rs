@@ -51,8 +51,9 @@ pub struct Step {
 
 /// The charts a step can name: `speedup`, `efficiency`, `breakdown`, `time-to-train`, `compare`
 /// (other networks), `topology` (the job on the cluster's network), `results` (the cards: the
-/// collective, memory, the verdict) and `timeline` (the step's timeline).
-pub const CHARTS: [&str; 8] = [
+/// collective, memory, the verdict), `collective` (the collective's card alone) and `timeline`
+/// (the step's timeline).
+pub const CHARTS: [&str; 9] = [
     "speedup",
     "efficiency",
     "breakdown",
@@ -60,6 +61,7 @@ pub const CHARTS: [&str; 8] = [
     "compare",
     "topology",
     "results",
+    "collective",
     "timeline",
 ];
 
@@ -391,7 +393,7 @@ mod tests {
         let chart = json.replace(r#""explain":"e""#, r#""explain":"e","chart":"pie""#);
         assert_eq!(
             parse(&chart).unwrap_err(),
-            "lesson 'mine' step 1: 'pie' is not a chart; accepted: speedup, efficiency, breakdown, time-to-train, compare, topology, results, timeline"
+            "lesson 'mine' step 1: 'pie' is not a chart; accepted: speedup, efficiency, breakdown, time-to-train, compare, topology, results, collective, timeline"
         );
         assert_eq!(
             ls[0].steps[0].chart(),
@@ -415,7 +417,7 @@ mod tests {
         assert_eq!(chart("stragglers", 0), "breakdown");
         assert_eq!(chart("failures", 0), "time-to-train");
         assert_eq!(chart("memory-wall", 0), "results");
-        assert_eq!(chart("latency-bandwidth", 0), "results");
+        assert_eq!(chart("latency-bandwidth", 0), "collective");
         assert_eq!(chart("bubble", 0), "timeline");
     }
 

@@ -217,6 +217,9 @@ pub struct Summary {
     pub mean_abs: f64,
     /// Geometric-mean error: exp(mean |ln(model/published)|) − 1.
     pub geomean: f64,
+    /// The mean signed error when every row errs the same way (the model reads low, or high,
+    /// on all of them), else `None`.
+    pub lean: Option<f64>,
     /// The worst row and its relative error.
     pub worst: Option<(String, f64)>,
 }
@@ -252,6 +255,9 @@ pub fn summarize(outcomes: &[Outcome]) -> Vec<Summary> {
                 inside: these.iter().filter(|o| o.inside()).count(),
                 mean_abs: errs.iter().map(|e| e.1.abs()).sum::<f64>() / n,
                 geomean: (errs.iter().map(|e| e.2).sum::<f64>() / n).exp() - 1.0,
+                lean: (errs.len() > 1
+                    && (errs.iter().all(|e| e.1 < 0.0) || errs.iter().all(|e| e.1 > 0.0)))
+                .then(|| errs.iter().map(|e| e.1).sum::<f64>() / n),
                 worst: errs
                     .iter()
                     .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))

@@ -57,6 +57,10 @@ pub struct Run {
     pub gpus_per_thread: Option<u32>,
     /// Lines that looked like data but could not be read: (line number, why).
     pub problems: Vec<(usize, String)>,
+    /// The collective was read from the table's columns, not named (older nccl-tests print no
+    /// line with the binary's name): a `none` reduction with per-rank counts is an all-gather,
+    /// a reduction with per-rank counts a reduce-scatter.
+    pub op_from_columns: bool,
     /// Sizes whose out-of-place `#wrong` cell counts wrong values (nccl-tests checked the
     /// result and found it corrupted): (size in bytes, wrong values).
     pub wrong: Vec<(f64, f64)>,
@@ -130,7 +134,25 @@ fn size(t: &str) -> Option<u64> {
 
 /// Reads one data line: `size count type [redop] [root] time algbw busbw wrong [in-place…]`,
 /// or a trimmed `size time algbw busbw`.
-fn data_line(tokens: &[&str]) -> Result<(Row, f64), String> {
+/// What a data line's columns say of its collective: its reduction, and whether its count is
+/// per rank (the size is a whole multiple of count × type size, above one).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Columns {
+    reduces: Option<bool>,
+    per_rank: bool,
+}
+
+/// Bytes of one value of an nccl-tests data type.
+fn type_bytes(ty: &str) -> f64 {
+    match ty {
+        "double" | "int64" | "uint64" => 8.0,
+        "float" | "int32" | "uint32" => 4.0,
+        "half" | "bfloat16" => 2.0,
+        _ => 1.0,
+    }
+}
+
+fn data_line(tokens: &[&str]) -> Result<(Row, f64, Columns), String> {
     let size = tokens
         .first()
         .and_then(|t| size(t))
@@ -142,7 +164,14 @@ fn data_line(tokens: &[&str]) -> Result<(Row, f64), String> {
         None => return Err("no data type column (float, half, …)".into()),
     };
     let mut i = ty + 1;
-    if tokens.get(i).is_some_and(|t| REDOPS.contains(t)) {
+    let mut columns = Columns::default();
+    if ty > 0 {
+        let values = tokens[ty - 1].parse::<f64>().ok().filter(|c| *c > 0.0);
+        let ratio = values.map(|c| size as f64 / (c * type_bytes(tokens[ty])));
+        columns.per_rank = ratio.is_some_and(|r| r > 1.5 && (r - r.round()).abs() < 1e-6);
+    }
+    if let Some(op) = tokens.get(i).filter(|t| REDOPS.contains(t)) {
+        columns.reduces = Some(*op != "none");
         i += 1;
     }
     let rest = &tokens[i..];
@@ -173,6 +202,7 @@ fn data_line(tokens: &[&str]) -> Result<(Row, f64), String> {
             busbw_gbs,
         },
         wrong,
+        columns,
     ))
 }
 
@@ -202,6 +232,8 @@ fn gpu_count(word: &str) -> Option<u32> {
 /// listed in [`Run::problems`].
 pub fn parse(text: &str) -> Run {
     let mut run = Run::default();
+    // The first data line's columns, for a run that does not name its collective.
+    let mut seen: Option<Columns> = None;
     for (n, raw) in text.lines().enumerate() {
         let line = strip_prefix(raw).trim();
         if line.is_empty() {
@@ -263,7 +295,8 @@ pub fn parse(text: &str) -> Run {
         // Data lines start with a size; anything else (banners, warnings) is not a table row.
         if tokens.first().is_some_and(|t| size(t).is_some()) && tokens.len() >= 3 {
             match data_line(&tokens) {
-                Ok((r, wrong)) => {
+                Ok((r, wrong, c)) => {
+                    seen.get_or_insert(c);
                     if wrong > 0.0 {
                         run.wrong.push((r.bytes, wrong));
                     }
@@ -272,6 +305,20 @@ pub fn parse(text: &str) -> Run {
                 Err(e) => run.problems.push((n + 1, e)),
             }
         }
+    }
+    if run.op.is_none() && !run.alltoall {
+        run.op = match seen {
+            Some(Columns {
+                reduces: Some(false),
+                per_rank: true,
+            }) => Some(Op::AllGather),
+            Some(Columns {
+                reduces: Some(true),
+                per_rank: true,
+            }) => Some(Op::ReduceScatter),
+            _ => None,
+        };
+        run.op_from_columns = run.op.is_some();
     }
     run
 }
@@ -519,6 +566,36 @@ pub fn compare(run: &Run, sc: &super::scenario::Scenario) -> Result<Vec<Comparis
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Older nccl-tests print no line naming the binary: the columns tell an all-gather (no
+    /// reduction, a count per rank) and a reduce-scatter (a reduction, a count per rank) from an
+    /// all-reduce (a count for the whole buffer).
+    #[test]
+    fn the_columns_tell_the_collective() {
+        let table = |redop: &str, count: u32| {
+            format!(
+                "#  Rank  0 Group  0 Pid 1 on h1 device  0 [0x1b] NVIDIA A100\n\
+                 1048576 {count} float {redop} -1 250.0 4.19 3.15 0 249.0 4.21 3.16 0\n\
+                 4194304 {} float {redop} -1 900.0 4.66 3.50 0 899.0 4.67 3.50 0\n",
+                count * 4
+            )
+        };
+        let gather = parse(&table("none", 65536));
+        assert_eq!(
+            (gather.op, gather.op_from_columns),
+            (Some(Op::AllGather), true)
+        );
+        let scatter = parse(&table("sum", 65536));
+        assert_eq!(scatter.op, Some(Op::ReduceScatter));
+        let reduce = parse(&table("sum", 262144));
+        assert_eq!((reduce.op, reduce.op_from_columns), (None, false));
+        // A named binary wins over the columns.
+        let named = parse(&format!("# all_reduce_perf\n{}", table("none", 65536)));
+        assert_eq!(
+            (named.op, named.op_from_columns),
+            (Some(Op::AllReduce), false)
+        );
+    }
 
     #[test]
     fn reads_published_runs() {

@@ -463,7 +463,10 @@ pub struct Expected {
     pub mean_abs: f64,
     /// Held-out rows behind it.
     pub rows: usize,
-    /// What the page shows: "±16 %", with the row count when there are fewer than three.
+    /// The mean signed error when the model errs the same way on every held-out row.
+    pub lean: Option<f64>,
+    /// What the page shows: "±16 %", with the row count when there are fewer than three, or
+    /// "−16 % (reads low)" when every row errs the same way.
     pub label: String,
     /// The sentence behind it (the link's title and accessible name).
     pub title: String,
@@ -476,7 +479,14 @@ pub fn expected_error(outcomes: &[Outcome], group: Group) -> Option<Expected> {
         .find(|s| s.group == group && s.set == Set::HeldOut)?;
     let pct = 100.0 * s.mean_abs;
     let pct_text = format!("{pct:.0}");
-    let label = if s.rows < 3 {
+    let way = |e: f64| if e < 0.0 { "low" } else { "high" };
+    let label = if let Some(e) = s.lean.filter(|_| s.rows >= 3) {
+        format!(
+            "{}{pct_text}\u{a0}% (reads {})",
+            if e < 0.0 { '−' } else { '+' },
+            way(e)
+        )
+    } else if s.rows < 3 {
         format!(
             "±{pct_text}\u{a0}% ({} row{})",
             s.rows,
@@ -486,15 +496,20 @@ pub fn expected_error(outcomes: &[Outcome], group: Group) -> Option<Expected> {
         format!("±{pct_text}\u{a0}%")
     };
     let title = format!(
-        "Expected error ±{pct_text}\u{a0}%: the model's mean absolute error on {} held-out published {} measurement{}. See how good the model is.",
+        "Expected error ±{pct_text}\u{a0}%: the model's mean absolute error on {} held-out published {} measurement{}{}. See how good the model is.",
         s.rows,
         group_noun(group),
-        if s.rows == 1 { "" } else { "s" }
+        if s.rows == 1 { "" } else { "s" },
+        match s.lean {
+            Some(e) if s.rows > 1 => format!(", and it reads {} on every one", way(e)),
+            _ => String::new(),
+        }
     );
     Some(Expected {
         group,
         mean_abs: s.mean_abs,
         rows: s.rows,
+        lean: s.lean,
         label,
         title,
     })
@@ -860,6 +875,11 @@ mod tests {
         assert!(goodput.label.contains("1 row"), "{}", goodput.label);
         let eff = expected_error(all(), Group::Efficiency).unwrap();
         assert!(!eff.label.contains("row"), "{}", eff.label);
+        // Where the model errs the same way on every row, the number says which way.
+        let memory = expected_error(all(), Group::Memory).unwrap();
+        let lean = memory.lean.expect("memory reads low on every held-out row");
+        assert!(lean < 0.0);
+        assert!(memory.label.ends_with("(reads low)"), "{}", memory.label);
     }
 
     #[test]

@@ -31,6 +31,16 @@ fn ramp(level: f64, dark: bool) -> String {
     )
 }
 
+/// The ink that reads on [`ramp`] at `level`: the ramp darkens as it fills in the light theme
+/// and lightens in the dark one, so white text turns black (and back) around its middle.
+fn ink_on_ramp(level: f64, dark: bool) -> &'static str {
+    if (level > 0.55) != dark {
+        "#ffffff"
+    } else {
+        "#141414"
+    }
+}
+
 fn css(c: plotters::style::RGBColor) -> String {
     format!("rgb({},{},{})", c.0, c.1, c.2)
 }
@@ -410,8 +420,7 @@ impl Painter {
             );
             self.ctx.stroke();
             if numbered {
-                self.ctx
-                    .set_fill_style_str(if level > 0.55 { "#ffffff" } else { "#141414" });
+                self.ctx.set_fill_style_str(ink_on_ramp(level, self.dark));
                 let size = (r / self.scale * 0.9).min(11.0 * self.fs);
                 self.ctx.set_font(&format!(
                     "{}px system-ui, sans-serif",
@@ -504,7 +513,7 @@ impl Painter {
         if name_fits || number_fits {
             self.set_font(10.0, "bold ");
             ctx.set_text_align("center");
-            ctx.set_fill_style_str(if f.done > 0.45 { "#ffffff" } else { "#141414" });
+            ctx.set_fill_style_str(ink_on_ramp(0.15 + 0.85 * f.done, self.dark));
             for (i, &(x, y, w, h)) in boxes.iter().enumerate() {
                 let text = if name_fits {
                     server_label(i)

@@ -251,7 +251,12 @@ pub fn AnimationPanel() -> impl IntoView {
                     }).collect_view()}
                 </select>
             </label>
-            <span class="clock" data-testid="anim-clock">{move || clock.get()}</span>
+            // As wide as the label at the end (tabular digits): a label growing by a digit
+            // mid-play would wrap the controls and move the page below.
+            <span class="clock" data-testid="anim-clock" style:min-width=move || shows.with(|s| {
+                let chars = s.main.playable.as_ref().map_or(0, |p| p.clock_label(p.total()).chars().count());
+                format!("{}ch", chars + 1)
+            })>{move || clock.get()}</span>
             <button type="button" class="png" data-testid="anim-png" on:click=move |_| save_frame()>"Save frame as PNG"</button>
             <button type="button" data-testid="anim-fullscreen" aria-pressed=move || fullscreen.get().to_string()
                 on:click=move |_| toggle_fullscreen()>
