@@ -623,3 +623,21 @@ fn refusals_offer_only_what_is_accepted() {
     assert!(near.ends_with("(e.g. 65520)"), "{near}");
     assert_eq!(refused("gpus=8&gpu=a100&algo=nvls&zero=1"), "algo");
 }
+
+/// The critical batch is taken at the loss the run ends with (Chinchilla's fit of loss on
+/// parameters and tokens, Kaplan's critical batch at that loss): a larger model or a longer
+/// run tolerates a larger batch. One constant for every model made Llama 3 405B's 16M-token
+/// batch (Meta's) cost 3.3× the steps of a small batch.
+#[test]
+fn the_critical_batch_grows_as_the_loss_falls() {
+    let tokens = |q: &str| {
+        let r = step(q);
+        r.critical_batch * 8192.0
+    };
+    let small = tokens("model=llama3-8b&gpus=64");
+    let large = tokens("model=llama3-405b&gpus=16384&tp=8&pp=16&recompute=full");
+    let long = tokens("model=llama3-405b&gpus=16384&tp=8&pp=16&recompute=full&tokens=15.6T");
+    assert!((4.5e6..5.5e6).contains(&small), "{small}");
+    assert!(large > 2.0 * small, "{large}");
+    assert!(long > large && (1.1e7..1.3e7).contains(&long), "{long}");
+}

@@ -42,14 +42,20 @@ pub const TOKENS_PER_PARAM: f64 = 20.0;
 pub const IMAGENET_90_EPOCHS: f64 = 90.0 * 1_281_167.0;
 
 /// Critical batch in tokens for language models: Kaplan et al. 2020 eq. 5.3,
-/// B_crit(L) = B* / L^(1/α_B), B* = 2·10⁸ tokens, α_B = 0.21, at a loss of 2.0 nats (late in the
-/// training of today's 8B–405B models): 7.4 M tokens.
+/// B_crit(L) = B* / L^(1/α_B), B* = 2·10⁸ tokens, α_B = 0.21: the gradient noise grows as the
+/// loss falls (2.0 nats: 7.4 M tokens; 1.8 nats: 12 M).
 pub fn kaplan_critical_tokens(loss_nats: f64) -> f64 {
     2e8 / loss_nats.powf(1.0 / 0.21)
 }
 
-/// Loss at which the language models' critical batch is taken.
-const LATE_LOSS_NATS: f64 = 2.0;
+/// The loss a language model of `params` parameters reaches on `tokens` tokens: Hoffmann et al.
+/// 2022 ("Chinchilla") eq. 10, L(N, D) = E + A/N^α + B/D^β with E = 1.69, A = 406.4,
+/// B = 410.7, α = 0.34, β = 0.28 (their §D.2 fit): Llama 3 8B on 160 B tokens 2.16 nats,
+/// 405B on 15.6 T 1.82. **Assumption**: their loss (MassiveText) is read on Kaplan's scale
+/// (WebText2); both are nats per token of English web text, with different tokenizers.
+pub fn chinchilla_loss(params: f64, tokens: f64) -> f64 {
+    1.69 + 406.4 / params.max(1.0).powf(0.34) + 410.7 / tokens.max(1.0).powf(0.28)
+}
 
 /// Critical batch for ResNet-50 on ImageNet, images: accuracy holds up to 8,192 and degrades
 /// beyond (Goyal et al. 2017, Fig. 1).
@@ -263,10 +269,16 @@ pub struct Goodput {
 }
 
 /// The critical batch of a workload, samples: `batch_noise` when given, else its source's.
+/// A language model's is Kaplan's critical batch at the loss it ends its data budget with
+/// ([`chinchilla_loss`]): larger models and longer runs reach lower losses and tolerate larger
+/// batches (Meta trained Llama 3 405B at 16 M tokens a batch; the model gives 12 M at 15.6 T).
 pub fn critical_batch(s: &Setup) -> f64 {
     s.batch_noise
         .unwrap_or_else(|| match s.workload.sample_tokens() {
-            Some(tokens) => kaplan_critical_tokens(LATE_LOSS_NATS) / tokens,
+            Some(tokens) => {
+                let budget = budget_samples(s) * tokens * s.fill;
+                kaplan_critical_tokens(chinchilla_loss(s.workload.params, budget)) / tokens
+            }
             None => RESNET_CRITICAL_BATCH,
         })
 }

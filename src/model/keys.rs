@@ -852,7 +852,7 @@ pub const KEYS: &[Key] = &[
     Key {
         name: "batch_noise",
         accepts: Accepts::Count { lo: 1.0, hi: 1e12 },
-        default: "Kaplan et al.'s critical batch at loss 2.0 (7.4M tokens); ResNet-50: 8,192",
+        default: "Kaplan et al.'s critical batch at the loss the run ends with (Chinchilla's fit: 5M tokens for Llama 3 8B on 160B tokens, 12M for 405B on 15.6T); ResNet-50: 8,192",
         unit: "samples",
         doc: "critical batch: beyond it a bigger batch no longer cuts the steps in proportion",
         applies: Applies::Step,
