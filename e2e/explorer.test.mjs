@@ -38,6 +38,8 @@ test('a shared link opens the same view the CLI computes', async () => {
   assert.equal(await text(page, 'efficiency'), `${Math.round(100 * expected.efficiency)} %`);
   assert.match(await text(page, 'bottleneck'), /network|all-reduce|gradient sync/);
   assert.equal(await page.locator('[data-testid=gpu]').inputValue(), 'a100');
+  // Beside the results on a wide screen, the phone's summary bar is not shown.
+  assert.equal(await page.locator('[data-testid=mini-results]').isVisible(), false);
   assert.equal(await page.locator('[data-testid=inter]').inputValue(), 'tcp100');
   await page.waitForTimeout(300);
   for (const id of charts) {
@@ -117,6 +119,22 @@ test('the layout holds on a phone and the hover readout answers', async () => {
   assert.match(await text(page, 'chart-speedup-readout'), /^64 GPUs: /);
   await page.keyboard.press('Home');
   assert.match(await text(page, 'chart-speedup-readout'), /^1 GPU: 1\.0×/);
+  // The results sit a screen above the controls: a bar at the foot of the screen keeps the
+  // headline numbers in view while a control changes them.
+  const inter = page.locator('[data-testid=inter]');
+  await inter.scrollIntoViewIfNeeded();
+  const bar = page.locator('[data-testid=mini-results]');
+  const inView = async () => bar.evaluate((b) => {
+    const r = b.getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;
+  });
+  assert.ok(await inView(), 'the summary bar is on screen beside the controls');
+  const before = await bar.textContent();
+  assert.ok(before.includes((await text(page, 'step-time')).trim()), before);
+  await inter.selectOption('ib-ndr');
+  await page.waitForFunction((b) => document.querySelector('[data-testid=mini-results]').textContent !== b, before);
+  assert.ok(await inView());
+  await page.screenshot({ path: path.join(shots, 'explorer-390-controls.png') });
   assert.deepEqual(problems.console, []);
   await context.close();
 });

@@ -252,6 +252,7 @@ pub fn App() -> impl IntoView {
             <main class="layout" data-testid="app">
                 <section class="controls" aria-label="Controls">
                     <Controls />
+                    <results::MiniResults />
                 </section>
                 <section class="results" id="results" tabindex="-1" aria-label="Results"
                     class:masked=move || lab.answer_hidden.get()

@@ -157,6 +157,33 @@ pub fn Results() -> impl IntoView {
 }
 
 /// One collective on this cluster, as nccl-tests would report it.
+/// On a narrow screen the results sit above the controls, a screen or more away: a bar at
+/// the foot of the controls keeps the headline numbers in view while they change, and jumps to
+/// the results. Hidden on wide screens (CSS) and while a lesson hides its answer.
+#[component]
+pub fn MiniResults() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let text = move || {
+        lab.result.with(|r| match r {
+            Ok(r) if !r.memory.fits() => "Does not fit in memory".to_string(),
+            Ok(r) => format!(
+                "Step {} · {} speedup · {:.0} % efficiency",
+                duration(r.breakdown.total()),
+                speedup_text(r.speedup),
+                100.0 * r.efficiency
+            ),
+            Err(_) => "No result: see the problem above".to_string(),
+        })
+    };
+    view! {
+        <button type="button" class="mini-results" data-testid="mini-results"
+            hidden=move || lab.answer_hidden.get()
+            on:click=move |_| super::page::jump_to(lab, "results")>
+            <span>{text}</span> <span aria-hidden="true">"↑"</span>
+        </button>
+    }
+}
+
 /// "fits" or "does not fit"; "fits, tightly" where the memory the model counts fits but
 /// the published peaks it reads low on (every held-out memory row) would not.
 fn fit_words(need: f64, capacity: f64) -> String {

@@ -102,12 +102,18 @@ pub fn RunCard() -> impl IntoView {
                 {move || if lab.run.with(|d| d.chosen_point().is_some_and(|p| !p.fits)) {
                     "Nothing is timed until the model fits in memory.".to_string()
                 } else { at(&|d, p| format!(
-                    "Elapsed time per step, with the time lost to checkpoints, redone work and restarts spread over the steps. Budget: {}; the batch of {} samples against a critical batch of {} needs {:.1}× the steps of budget ÷ batch. Cost at an example price of ${:.2} per GPU-hour (prices vary by provider and commitment).",
+                    "Elapsed time per step, with the time lost to checkpoints, redone work and restarts spread over the steps. Budget: {}; the batch of {} samples against a critical batch of {} needs {:.1}× the steps of budget ÷ batch. Cost at an example price of ${:.2} per GPU-hour{}: prices vary by GPU, provider and commitment, so set yours under Training run.",
                     d.budget_text(),
                     crate::render::series::group_u64(p.batch as u64),
                     crate::render::series::group_u64(d.critical_batch.round() as u64),
                     p.batch_factor(d.critical_batch),
-                    d.price
+                    d.price,
+                    // The default is one H100's; a price is not in the GPU catalog.
+                    if d.price == crate::model::goodput::EXAMPLE_PRICE_PER_GPU_HOUR {
+                        " (an H100 on AWS on demand, 2024; the same for every GPU)"
+                    } else {
+                        ""
+                    }
                 )) }}
             </p>
         </div>
