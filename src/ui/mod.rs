@@ -148,6 +148,7 @@ pub fn App() -> impl IntoView {
     use_presenter(lab);
     let presenting = move || lab.presenter.get() && !on_validation_now(lab);
     Effect::new(move |_| browser::set_body_class("presenting", presenting()));
+    Effect::new(move |_| browser::set_root_class("projector", lab.projector.get()));
     Effect::new(move |_| browser::set_body_class("handout-open", handout.0.with(Option::is_some)));
     let on_validation =
         Memo::new(move |_| lab.page.with(|p| p.as_deref() == Some(validation::PAGE)));
