@@ -135,3 +135,18 @@ test('axe-core: embeds in dark and light themes, with heading=0', async () => {
     await context.close();
   }
 });
+
+test('the embedded validation widget is a summary and a chart; its rows open on request', async () => {
+  const { page, context, problems } = await openPage(env, 'embed=validation', { viewport: { width: 700, height: 450 } });
+  await page.waitForSelector('[data-testid=chart-validation]');
+  const height = () => page.evaluate(() => document.documentElement.scrollHeight);
+  const folded = await height();
+  // Every row open made the iframe 30,000 px tall at this width.
+  assert.ok(folded < 4000, `embedded validation is ${folded} px tall`);
+  await page.screenshot({ path: path.join(shots, 'embed-validation-700.png'), fullPage: true });
+  await page.locator('[data-testid=validation-rows] > summary').click();
+  assert.ok(await page.locator('[data-testid=validation-table] tbody tr').first().isVisible());
+  assert.ok(await height() > 3 * folded);
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

@@ -7,7 +7,7 @@ use super::plot::use_plot;
 use super::state::Lab;
 use crate::render::validation::{
     draw_scatter, expected_error, group_colour, group_summaries, group_title, outcomes,
-    scatter_points, scatter_takeaway, table_html, table_rows,
+    scatter_points, scatter_takeaway, table_html, table_rows, TableRow,
 };
 use crate::validation::{Group, Set as RowSet};
 use leptos::prelude::*;
@@ -131,6 +131,8 @@ pub fn ValidationPage() -> impl IntoView {
         format!("rgb({},{},{})", c.0, c.1, c.2)
     };
     let rows = table_rows(all);
+    let row_count = rows.len();
+    let table = rows_table(lab, rows, embedded, swatch);
     let takeaway = scatter_takeaway(all);
     let held_out = all.iter().filter(|o| o.row.set == RowSet::HeldOut).count();
     view! {
@@ -174,6 +176,33 @@ pub fn ValidationPage() -> impl IntoView {
                     " Filled markers are held-out rows, hollow ones calibration rows."
                 </p>
             </figure>
+            {
+                if embedded {
+                    // Embedded in a documentation page, the widget stays a summary and a chart;
+                    // the rows (hundreds of lines tall) open on request.
+                    view! {
+                        <details class="vrows" data-testid="validation-rows">
+                            <summary>{format!("Every row ({}), with its source and the reason for each miss", row_count)}</summary>
+                            {table}
+                        </details>
+                    }.into_any()
+                } else {
+                    table.into_any()
+                }
+            }
+        </section>
+    }
+    .into_any()
+}
+
+/// The table of every row, in its scrolling box.
+fn rows_table(
+    lab: Lab,
+    rows: Vec<TableRow>,
+    embedded: bool,
+    swatch: impl Fn(Group) -> String + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    view! {
             <div class="vtable-scroll">
                 // Static rows as markup (see render::validation::table_html); a scenario link
                 // opens the explorer through this one handler.
@@ -191,7 +220,5 @@ pub fn ValidationPage() -> impl IntoView {
                     }>
                 </table>
             </div>
-        </section>
     }
-    .into_any()
 }
