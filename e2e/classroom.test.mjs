@@ -24,8 +24,12 @@ test('a lesson walks from prediction to the model\'s answer', async () => {
   await page.locator('[data-testid=lesson-next]').click();
   await page.waitForFunction(() => location.hash.includes('step=2') && location.hash.includes('inter=ib-ndr'));
   await page.waitForFunction(() => !document.querySelector('[data-testid=lesson-answer]'));
+  // Step 2 compares with step 1's cluster: it is pinned as A, and the link carries it.
+  await page.waitForSelector('[data-testid=compare-keys]', { state: 'attached' });
+  assert.match(await page.locator('[data-testid=compare-keys]').textContent(), /A: .*inter=tcp100.*B: .*inter=ib-ndr/);
   // The link reopens the same step.
   const h = await page.evaluate(() => location.hash.slice(1));
+  assert.match(h, /pin=/);
   const again = await openPage(env, h);
   assert.match(await again.page.locator('[data-testid=lesson-text]').textContent(), /InfiniBand/);
   await again.context.close();
@@ -173,7 +177,9 @@ test('presenter layout: the lesson and its chart fill the screen, at three scree
     await page.locator('[data-testid=lesson-reveal]').click();
     await page.locator('[data-testid=lesson-answer]').waitFor();
     await page.waitForTimeout(400);
-    assert.deepEqual(await shownCharts(page), ['chart-compare'], `${name}: step 2 shows the other networks`);
+    // It compares with step 1's cluster, pinned as A: the cards show A beside B.
+    assert.deepEqual(await shownCharts(page), [], `${name}: step 2 shows the cards, no chart`);
+    assert.ok(await page.locator('[data-testid=compare-diff]').isVisible(), `${name}: A and B side by side`);
     if (name === '1280') await page.screenshot({ path: path.join(shots, `presenter-step2-${name}.png`) });
     // Leaving: everything is back, and projector mode is off again as it was.
     await page.locator('[data-testid=presenter-exit]').click();

@@ -47,6 +47,10 @@ pub struct Step {
     /// lesson; the speedup chart when absent.
     #[serde(default)]
     pub chart: Option<String>,
+    /// A scenario pinned as A while the step shows (the results and charts compare it with
+    /// the step's own, B): the cluster a question compares against.
+    #[serde(default)]
+    pub pin: Option<String>,
 }
 
 /// The charts a step can name: `speedup`, `efficiency`, `breakdown`, `time-to-train`, `compare`
@@ -147,6 +151,13 @@ pub fn parse(json: &str) -> Result<Vec<Lesson>, String> {
             s.reveal
                 .check()
                 .map_err(|e| format!("lesson '{}' step {}: {e}", l.id, i + 1))?;
+            if let Some(e) = s
+                .pin
+                .as_deref()
+                .and_then(|q| crate::model::scenario::Scenario::parse(q).err())
+            {
+                return Err(format!("lesson '{}' step {}: pin: {e}", l.id, i + 1));
+            }
             if let Some(c) = s.chart.as_deref().filter(|c| !CHARTS.contains(c)) {
                 return Err(format!(
                     "lesson '{}' step {}: '{c}' is not a chart; accepted: {}",
@@ -400,6 +411,8 @@ mod tests {
             "speedup",
             "the speedup chart by default"
         );
+        let pin = json.replace(r#""explain":"e""#, r#""explain":"e","pin":"gpus=8&nics=lots""#);
+        assert!(parse(&pin).unwrap_err().starts_with("lesson 'mine' step 1: pin: nics"));
         let empty = r#"{"lessons":[{"id":"x","title":"X","steps":[]}]}"#;
         assert_eq!(parse(empty).unwrap_err(), "lesson 'x': it has no steps");
     }
@@ -412,7 +425,7 @@ mod tests {
                 .chart()
                 .to_string()
         };
-        assert_eq!(chart("leaving-the-box", 1), "compare");
+        assert_eq!(chart("leaving-the-box", 1), "results");
         assert_eq!(chart("placement", 0), "topology");
         assert_eq!(chart("stragglers", 0), "breakdown");
         assert_eq!(chart("failures", 0), "time-to-train");

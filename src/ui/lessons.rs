@@ -174,6 +174,7 @@ pub fn Lessons() -> impl IntoView {
                 choice.set(progress.with_untracked(|p| p.outcome(k).and_then(|o| o.choice)));
                 if prev.is_none() && Route::parse(&read_hash()).scenario.trim().is_empty() {
                     lab.load(&l.steps[k].scenario);
+                    pin_for(lab, &l.steps[k]);
                     lab.push_next.set_value(false);
                 }
             }
@@ -203,6 +204,7 @@ pub fn Lessons() -> impl IntoView {
         summary.set(None);
         lab.lesson.set(Some((l.id.clone(), k)));
         lab.load(&l.steps[k].scenario);
+        pin_for(lab, &l.steps[k]);
         focus_to_top(HEADING);
     };
     let start = move |l: &Lesson| {
@@ -424,5 +426,17 @@ fn LessonStep(
                 }}</span>
             </div>
         </div>
+    }
+}
+
+/// Pins the step's comparison scenario as A, or ends a comparison the lesson pinned: a step
+/// without one shows its own scenario alone (the step sets the scene).
+fn pin_for(lab: Lab, step: &crate::lessons::Step) {
+    let a = step
+        .pin
+        .as_deref()
+        .map(|q| crate::model::scenario::Scenario::parse_lenient(q).0);
+    if a.is_some() || lab.pinned.with_untracked(Option::is_some) {
+        lab.pinned.set(a);
     }
 }
