@@ -84,6 +84,8 @@ test('embed.js keeps a data-theme="host" widget in the host page\'s theme, witho
     await narrow.waitForSelector('[data-testid=step-time]');
     const over = await narrow.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(over <= 1, `${name}: the 360 px widget scrolls sideways by ${over}px`);
+    // Its link sets parallelism the four controls do not show: the widget says so.
+    assert.match(await narrow.locator('[data-testid=also-set]').textContent(), /tp=8 · pp=4 · zero=1/);
     await page.locator('#demo-narrow').scrollIntoViewIfNeeded();
     await page.waitForTimeout(200);
     await page.screenshot({ path: path.join(shots, `embed-narrow-${name}.png`) });

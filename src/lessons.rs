@@ -411,8 +411,13 @@ mod tests {
             "speedup",
             "the speedup chart by default"
         );
-        let pin = json.replace(r#""explain":"e""#, r#""explain":"e","pin":"gpus=8&nics=lots""#);
-        assert!(parse(&pin).unwrap_err().starts_with("lesson 'mine' step 1: pin: nics"));
+        let pin = json.replace(
+            r#""explain":"e""#,
+            r#""explain":"e","pin":"gpus=8&nics=lots""#,
+        );
+        assert!(parse(&pin)
+            .unwrap_err()
+            .starts_with("lesson 'mine' step 1: pin: nics"));
         let empty = r#"{"lessons":[{"id":"x","title":"X","steps":[]}]}"#;
         assert_eq!(parse(empty).unwrap_err(), "lesson 'x': it has no steps");
     }

@@ -403,7 +403,13 @@ fn LessonStep(
                             <div class="answer" id=ANSWER tabindex="-1" data-testid="lesson-answer">
                                 <p><strong>{format!("The model says {}.", format_value(v, &unit))}</strong> " " {verdict}</p>
                                 <p>{step.explain.clone()}</p>
-                                <p class="hint"><a href="#results" on:click=move |ev| { ev.prevent_default(); super::page::jump_to(lab, "results") }>"See it in the explorer"</a></p>
+                                {if lab.embed.get_value().is_some() {
+                                    // An embedded lesson has no explorer: the app opens in a new tab.
+                                    view! { <p class="hint"><a href=move || format!("./#{}", lab.scenario.with(|s| s.to_query()))
+                                        target="_blank" rel="noopener">"See it in the explorer"</a></p> }.into_any()
+                                } else {
+                                    view! { <p class="hint"><a href="#results" on:click=move |ev| { ev.prevent_default(); super::page::jump_to(lab, "results") }>"See it in the explorer"</a></p> }.into_any()
+                                }}
                             </div>
                         }.into_any(),
                         Err(e) => view! { <p class="problem" id=ANSWER tabindex="-1" data-testid="lesson-answer">{e}</p> }.into_any(),

@@ -102,7 +102,7 @@ pub fn RunCard() -> impl IntoView {
                 {move || if lab.run.with(|d| d.chosen_point().is_some_and(|p| !p.fits)) {
                     "Nothing is timed until the model fits in memory.".to_string()
                 } else { at(&|d, p| format!(
-                    "Elapsed time per step, with the time lost to checkpoints, redone work and restarts spread over the steps. Budget: {}; the batch of {} samples against a critical batch of {} needs {:.1}× the steps of budget ÷ batch. Cost at an example price of ${:.2} per GPU-hour{}: prices vary by GPU, provider and commitment, so set yours under Training run.",
+                    "Elapsed time per step, with the time lost to checkpoints, redone work and restarts spread over the steps. Budget: {}; the batch of {} samples against a critical batch of {} needs {:.1}× the steps of budget ÷ batch. Cost at an example price of ${:.2} per GPU-hour{}: prices vary by GPU, provider and commitment: set your own (price).",
                     d.budget_text(),
                     crate::render::series::group_u64(p.batch as u64),
                     crate::render::series::group_u64(d.critical_batch.round() as u64),
