@@ -218,23 +218,23 @@ pub fn draw_with_pin<DB: DrawingBackend>(
 /// ideal's sky blue.
 pub const PINNED_COLOUR: RGBColor = PALETTE[5];
 
-/// A scaling chart's curves, the pinned A's (if any) under the live one, and the legend in
-/// `corner` (`None` when it went above the plot).
+/// A scaling chart's curves, the pinned A's (if any) under the live one, and the legend boxed
+/// in the plot's upper left corner when `boxed` (else it went above the plot).
 fn curves_and_legend<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
     chart: &mut GpuChart<'a, DB, Y>,
     d: &ScalingData,
     pinned: Option<&ScalingData>,
     y: impl Fn(&Point) -> f64 + Copy,
     entries: &[(String, Glyph)],
-    corner: Option<Corner>,
+    boxed: bool,
     st: &Style,
 ) -> DrawResult<()> {
     if let Some(a) = pinned {
         pinned_curve(chart, a, y, st)?;
     }
     live_curve(chart, d, y, st)?;
-    if let Some(at) = corner {
-        legend(&chart.plotting_area().strip_coord_spec(), entries, st, at)?;
+    if boxed {
+        legend(&chart.plotting_area().strip_coord_spec(), entries, st)?;
     }
     Ok(())
 }
@@ -373,14 +373,13 @@ fn draw_speedup_with<DB: DrawingBackend>(
             amdahl.stroke_width(w),
         ))
         .map_err(err)?;
-    let corner = (!above).then_some(Corner::UpperLeft);
     curves_and_legend(
         &mut chart,
         d,
         pinned,
         |p| p.speedup.max(1.0),
         &entries,
-        corner,
+        !above,
         st,
     )?;
     Ok(area(&chart))
@@ -417,26 +416,17 @@ fn area<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
     }
 }
 
-/// Where a legend box sits in the plotting area.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Corner {
-    UpperLeft,
-    LowerLeft,
-}
-
-/// Draws a boxed legend in a corner of the plotting area. Text widths are estimated
+/// Draws a boxed legend in the upper left corner of the plotting area. Text widths are estimated
 /// ([`text_width`]) rather than measured: plotters' own series labels measure every line by
 /// adding an element to the page, which costs a forced layout each.
 fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[(String, Glyph)],
     st: &Style,
-    at: Corner,
 ) -> DrawResult<()> {
     if entries.is_empty() {
         return Ok(());
     }
-    let (_, h) = area.dim_in_pixel();
     let font = st.font(12.0);
     let row_h = (font * 1.25).round() as i32;
     let sample = st.px(22.0) as i32;
@@ -450,10 +440,7 @@ fn legend<DB: DrawingBackend>(
     let box_w = margin * 2 + sample + gap + text_w;
     let box_h = margin * 2 + row_h * entries.len() as i32;
     let x0 = st.px(5.0) as i32;
-    let y0 = match at {
-        Corner::UpperLeft => x0,
-        Corner::LowerLeft => h as i32 - box_h - x0,
-    };
+    let y0 = x0;
     let corners = [(x0, y0), (x0 + box_w, y0 + box_h)];
     area.draw(&Rectangle::new(corners, st.bg().mix(0.85).filled()))
         .map_err(err)?;
@@ -522,15 +509,14 @@ fn draw_efficiency_with<DB: DrawingBackend>(
         "efficiency"
     };
     entries.push((live.into(), Glyph::Line(ink, false)));
-    // With a pinned curve the legend sits above the plot: a slower A runs low on the chart,
-    // where the corner box would cover it; so does a narrow canvas's.
-    let above = pinned.is_some() || legend_above(root, st);
-    let plot = plot_below_legend(root, &entries, st, above)?;
+    // The legend sits above the plot: an efficiency curve can run anywhere from the top to
+    // the bottom of the chart (a pinned A, a slow network's), and a corner box covered it and
+    // the chosen count's marker.
+    let plot = plot_below_legend(root, &entries, st, true)?;
     let mut chart = frame(&plot, st, 0f64..1.05, "efficiency", &percent, "100 %")?;
     shade_oom(&mut chart, &oom, (0.0, 1.05), st)?;
-    let corner = (!above).then_some(Corner::LowerLeft);
     let y = |p: &Point| p.efficiency.clamp(0.0, 1.05);
-    curves_and_legend(&mut chart, d, pinned, y, &entries, corner, st)?;
+    curves_and_legend(&mut chart, d, pinned, y, &entries, false, st)?;
     Ok(area(&chart))
 }
 
@@ -561,7 +547,6 @@ pub fn draw_breakdown<DB: DrawingBackend>(
     st: &Style,
 ) -> DrawResult<PlotArea> {
     let fg = st.fg();
-    let mut chart = frame(root, st, 0f64..1.0, "share of time", &percent, "100 %")?;
     let shares: Vec<(f64, [f64; 9])> = d
         .points
         .iter()
@@ -570,16 +555,24 @@ pub fn draw_breakdown<DB: DrawingBackend>(
             (f64::from(p.gpus), p.parts.map(|v| v / t))
         })
         .collect();
-    let mut entries: Vec<(String, Glyph)> = Vec::new();
+    // The parts that take any time, from the top of the stack down; the legend sits above
+    // the plot, whose stacked bands fill every corner.
+    let present: Vec<usize> = (0..RUN_PARTS.len())
+        .rev()
+        .filter(|&i| shares.iter().any(|(_, s)| s[i] >= 1e-4))
+        .collect();
+    let entries: Vec<(String, Glyph)> = present
+        .iter()
+        .map(|&i| (RUN_PARTS[i].to_string(), Glyph::Block(RUN_PART_COLOURS[i])))
+        .collect();
+    let plot = legend_strip(root, &entries, st)?;
+    let mut chart = frame(&plot, st, 0f64..1.0, "share of time", &percent, "100 %")?;
     // Draw from the top of the stack down so each band's area covers the ones above it.
-    for i in (0..RUN_PARTS.len()).rev() {
+    for &i in &present {
         let top: Vec<(f64, f64)> = shares
             .iter()
             .map(|(x, s)| (*x, s[..=i].iter().sum::<f64>().min(1.0)))
             .collect();
-        if shares.iter().all(|(_, s)| s[i] < 1e-4) {
-            continue;
-        }
         let colour = RUN_PART_COLOURS[i];
         chart
             .draw_series(
@@ -587,14 +580,7 @@ pub fn draw_breakdown<DB: DrawingBackend>(
                     .border_style(fg.stroke_width(st.px(1.0))),
             )
             .map_err(err)?;
-        entries.push((RUN_PARTS[i].to_string(), Glyph::Block(colour)));
     }
-    legend(
-        &chart.plotting_area().strip_coord_spec(),
-        &entries,
-        st,
-        Corner::LowerLeft,
-    )?;
     Ok(area(&chart))
 }
 
@@ -644,12 +630,7 @@ pub fn draw_compare<DB: DrawingBackend>(
         }
         .map_err(err)?;
     }
-    legend(
-        &chart.plotting_area().strip_coord_spec(),
-        &entries,
-        st,
-        Corner::UpperLeft,
-    )?;
+    legend(&chart.plotting_area().strip_coord_spec(), &entries, st)?;
     Ok(area(&chart))
 }
 
@@ -1115,10 +1096,9 @@ mod tests {
                 plain.lines
             );
             assert!(area.x.0 < area.x.1);
-            // On the efficiency chart a slower A runs low, where the corner legend sat: with a
-            // pin the legend moves above the plot, which starts lower.
+            // The efficiency chart's legend is above the plot: A's entry may take a row more.
             if matches!(f, Figure::Efficiency(_)) {
-                assert!(area.y.0 > plain_area.y.0, "{area:?} vs {plain_area:?}");
+                assert!(area.y.0 >= plain_area.y.0, "{area:?} vs {plain_area:?}");
             } else {
                 assert_eq!(area, plain_area);
             }
