@@ -610,7 +610,9 @@ pub fn paint_timeline(
     let top = 8.0 * p.scale;
     let axis = 22.0 * p.fs * p.scale;
     let rows = tl.rows.len().max(1) as f64;
-    let rh = ((p.h - top - axis) / rows).min(40.0 * p.scale);
+    // Rows at most 40 px (64 at the projector, whose canvas is as tall as its rows there).
+    let most = if projector { 64.0 } else { 40.0 };
+    let rh = ((p.h - top - axis) / rows).min(most * p.scale);
     let x = |s: f64| left + (p.w - left - 10.0 * p.scale) * s / tl.total.max(1e-12);
     for (i, label) in tl.rows.iter().enumerate() {
         p.text(
