@@ -57,7 +57,10 @@ pub fn Results() -> impl IntoView {
                 <dd class="expected-dd"><ExpectedError group=Group::Step /></dd>
             </div>
             <div>
-                <dt><Term id="speedup">"Speedup"</Term>" vs 1 GPU"</dt>
+                <dt><Term id="speedup">"Speedup"</Term>" vs 1 GPU"
+                    // A baseline that could not run: the speedup is against its computed time.
+                    {move || lab.curve.with(|c| c.points.iter().find(|p| p.gpus == 1).is_some_and(|p| !p.fits))
+                        .then_some(" (if it fit)")}</dt>
                 <dd data-testid="speedup">{move || ok(&|r| speedup_text(r.speedup))}</dd>
                 <dd class="expected-dd"><ExpectedError group=Group::Efficiency /></dd>
             </div>
