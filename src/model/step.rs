@@ -8,7 +8,7 @@ use super::collective::{self, Algo, Cluster, Op};
 use super::goodput;
 use super::hardware::{flash_rate_at, Precision};
 use super::scenario::{Attn, Scaling, Scenario, Setup};
-use super::units::{human_hours, GIB};
+use super::units::{days_text, GIB};
 use super::workload::{Activations, Recompute, GEMM_FIXED_S};
 use super::ModelError;
 
@@ -942,9 +942,11 @@ fn run_verdict(s: &Setup, r: &StepResult, step_wait: f64) -> Option<Verdict> {
 /// Failures and checkpoints take much of the run: how often, and what would help.
 fn failure_verdict(s: &Setup, rel: &goodput::Reliability) -> Verdict {
     let mttf = rel.mttf_hours;
-    let every = human_hours(mttf);
-    let interval = human_hours(rel.interval_minutes / 60.0);
-    let restart = human_hours(s.ops.restart_min / 60.0);
+    // Durations in words, from hours.
+    let words = |hours: f64| days_text(hours / 24.0);
+    let every = words(mttf);
+    let interval = words(rel.interval_minutes / 60.0);
+    let restart = words(s.ops.restart_min / 60.0);
     let text = if rel.ettr <= 0.0 && s.ops.restart_min / 60.0 >= mttf {
         format!("The run never finishes: the job fails every {every}, sooner than it restarts ({restart}).")
     } else if rel.ettr <= 0.0 {
@@ -963,7 +965,7 @@ fn failure_verdict(s: &Setup, rel: &goodput::Reliability) -> Verdict {
     let advice = if s.ops.ckpt_interval.is_some() && best_ettr > rel.ettr + 0.02 {
         format!(
             "Checkpointing every {} (the best interval for this failure rate) → ETTR {:.2} instead of {:.2}.",
-            human_hours(best),
+            words(best),
             best_ettr,
             rel.ettr
         )

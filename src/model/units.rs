@@ -112,16 +112,20 @@ pub fn human_bytes(b: f64) -> String {
     format!("{b} B")
 }
 
-/// A duration in hours as words a reader scans: seconds, minutes, hours or days.
-pub fn human_hours(h: f64) -> String {
-    if h < 1.0 / 60.0 {
-        format!("{:.0} s", h * 3600.0)
-    } else if h < 1.0 {
-        format!("{:.0} min", h * 60.0)
-    } else if h < 48.0 {
-        format!("{h:.1} h")
+/// A duration in days as a reader says it: "3.2 days", "9.6 hours", "17 minutes".
+pub fn days_text(d: f64) -> String {
+    if !d.is_finite() {
+        "never (failures outpace progress)".to_string()
+    } else if d >= 100.0 {
+        format!("{} days", thousands(d.round() as u64))
+    } else if d >= 1.0 {
+        format!("{d:.1} days")
+    } else if d * 24.0 >= 1.0 {
+        format!("{:.1} hours", d * 24.0)
+    } else if d * 1440.0 >= 1.0 {
+        format!("{:.0} minutes", d * 1440.0)
     } else {
-        format!("{:.0} days", h / 24.0)
+        format!("{:.0} seconds", d * 86400.0)
     }
 }
 
@@ -139,14 +143,6 @@ mod tests {
         for bad in ["", "-1", "1.2.3", "abc", "NaN", "inf", "1XB", "0.3"] {
             assert_eq!(parse_bytes(bad), None, "{bad}");
         }
-    }
-
-    #[test]
-    fn durations_pick_their_unit() {
-        assert_eq!(human_hours(0.001), "4 s");
-        assert_eq!(human_hours(0.5), "30 min");
-        assert_eq!(human_hours(12.5), "12.5 h");
-        assert_eq!(human_hours(1666.7), "69 days");
     }
 
     #[test]

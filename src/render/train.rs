@@ -159,22 +159,7 @@ pub fn run_data(sc: &Scenario, pts: &[SweepPoint]) -> RunData {
     data
 }
 
-/// A duration in days as a reader says it: "3.2 days", "9.6 hours", "17 minutes".
-pub fn days_text(d: f64) -> String {
-    if !d.is_finite() {
-        "never (failures outpace progress)".to_string()
-    } else if d >= 100.0 {
-        format!("{} days", group(d.round() as u32))
-    } else if d >= 1.0 {
-        format!("{d:.1} days")
-    } else if d * 24.0 >= 1.0 {
-        format!("{:.1} hours", d * 24.0)
-    } else if d * 1440.0 >= 1.0 {
-        format!("{:.0} minutes", d * 1440.0)
-    } else {
-        format!("{:.0} seconds", d * 86400.0)
-    }
-}
+pub use crate::model::units::days_text;
 
 /// Energy given in MWh: "39,938 MWh", "4.2 MWh", "310 kWh", "0.52 kWh".
 pub fn energy_text(mwh: f64) -> String {
