@@ -33,6 +33,9 @@ test('a lesson walks from prediction to the model\'s answer', async () => {
   const again = await openPage(env, h);
   assert.match(await again.page.locator('[data-testid=lesson-text]').textContent(), /InfiniBand/);
   await again.context.close();
+  // Leaving the lesson ends the comparison it pinned.
+  await page.locator('[data-testid=lesson-exit]').click();
+  await page.waitForFunction(() => !location.hash.includes('pin=') && !document.querySelector('[data-testid=compare-keys]'));
   assert.deepEqual(problems.console, []);
   await context.close();
 });

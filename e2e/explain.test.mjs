@@ -93,6 +93,9 @@ test('a headline number carries its group\'s expected error and links to it', as
 
 test('the validation page embeds as a widget', async () => {
   const { page, context, problems } = await openPage(env, 'embed=validation');
+  // Its rows are folded until asked for (the embed test measures the folded height).
+  await page.waitForSelector('[data-testid=validation-rows] > summary');
+  await page.locator('[data-testid=validation-rows] > summary').click();
   await page.waitForSelector('[data-testid=validation-row]');
   assert.equal(await page.locator('[data-testid=validation-row]').count(), expectedRows);
   assert.equal(await page.locator('[data-testid=validation-back]').count(), 0);

@@ -226,6 +226,8 @@ fn run_file_command(cmd: &str, args: &[&str]) -> Result<String, String> {
     sc.validate().map_err(|e| e.to_string())?;
     // What neither the header nor the scenario says is the default's: a fit on the wrong GPU
     // or count reads as a slow cluster, so the calibration says what it assumed.
+    // A device the catalog does not know is named as such.
+    let unknown = run.devices.first().filter(|_| run.gpu_id().is_none());
     let assumed: Vec<(&str, String)> = [
         ("GPU", "gpu", sc.gpu.id.to_string()),
         ("GPU count", "gpus", sc.gpus.to_string()),
@@ -236,7 +238,11 @@ fn run_file_command(cmd: &str, args: &[&str]) -> Result<String, String> {
     .collect();
     match cmd {
         "calibrate" => nccl_tests::calibrate(&run, &sc).map(|mut c| {
-            if !assumed.is_empty() {
+            if let (Some(d), Some((_, key))) = (unknown, assumed.first().filter(|a| a.0 == "GPU")) {
+                c.warnings.push(format!(
+                    "the run's GPU, {d}, is not in the catalog, so {key} was assumed: give the nearest in the scenario"
+                ));
+            } else if !assumed.is_empty() {
                 let (what, keys): (Vec<&str>, Vec<String>) = assumed.into_iter().unzip();
                 c.warnings.push(format!(
                     "the run does not say its {}, so {} {} assumed: give the run's own in the scenario",

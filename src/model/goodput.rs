@@ -272,12 +272,16 @@ pub struct Goodput {
 /// A language model's is Kaplan's critical batch at the loss it ends its data budget with
 /// ([`chinchilla_loss`]): larger models and longer runs reach lower losses and tolerate larger
 /// batches (Meta trained Llama 3 405B at 16 M tokens a batch; the model gives 12 M at 15.6 T).
+/// Tokens are counted as a sample carries them (its mean padded length), as the budget is.
+/// **Assumption**: the end of the run's critical batch stands for the whole run; it is the
+/// largest the run reaches (the loss only falls), so the steps it implies are the fewest.
 pub fn critical_batch(s: &Setup) -> f64 {
     s.batch_noise
         .unwrap_or_else(|| match s.workload.sample_tokens() {
             Some(tokens) => {
-                let budget = budget_samples(s) * tokens * s.fill;
-                kaplan_critical_tokens(chinchilla_loss(s.workload.params, budget)) / tokens
+                let per_sample = tokens * s.fill;
+                let budget = budget_samples(s) * per_sample;
+                kaplan_critical_tokens(chinchilla_loss(s.workload.params, budget)) / per_sample
             }
             None => RESNET_CRITICAL_BATCH,
         })

@@ -702,7 +702,7 @@ pub const KEYS: &[Key] = &[
             hi: 3,
             steps: &[0, 1, 2, 3],
         },
-        default: "the least sharding that fits: 0, else 1, 2, 3",
+        default: "the least sharding that fits: 0, else 1, 2, 3 (with a pipeline 0, else 1)",
         unit: "",
         doc: "ZeRO / FSDP stage: 1 shards optimizer state, 2 gradients too, 3 weights too",
         applies: Applies::Step,

@@ -73,6 +73,15 @@ impl Run {
         (hosts > 0 && self.ranks >= hosts && self.ranks % hosts == 0).then(|| self.ranks / hosts)
     }
 
+    /// How the collective was read where the run does not name it (`None` where it does).
+    pub fn columns_note(&self) -> Option<String> {
+        let op = self.op.filter(|_| self.op_from_columns)?;
+        Some(format!(
+            "read from its columns ({}, a count per rank); alltoall_perf prints the same columns as all_gather_perf, so paste its command line if it was that",
+            if op == Op::AllGather { "no reduction" } else { "a reduction" }
+        ))
+    }
+
     /// The catalog GPU the device name suggests.
     pub fn gpu_id(&self) -> Option<&'static str> {
         let d = self.devices.first()?.to_ascii_uppercase();
@@ -132,14 +141,16 @@ fn size(t: &str) -> Option<u64> {
         .flatten()
 }
 
-/// Reads one data line: `size count type [redop] [root] time algbw busbw wrong [in-place…]`,
-/// or a trimmed `size time algbw busbw`.
 /// What a data line's columns say of its collective: its reduction, and whether its count is
 /// per rank (the size is a whole multiple of count × type size, above one).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Columns {
     reduces: Option<bool>,
     per_rank: bool,
+    /// A count above zero (a `-b 8` run's first sizes have none per rank).
+    counted: bool,
+    /// A root rank (gather, broadcast, reduce), not the collectives' −1.
+    rooted: bool,
 }
 
 /// Bytes of one value of an nccl-tests data type.
@@ -152,6 +163,8 @@ fn type_bytes(ty: &str) -> f64 {
     }
 }
 
+/// Reads one data line: `size count type [redop] [root] time algbw busbw wrong [in-place…]`,
+/// or a trimmed `size time algbw busbw`.
 fn data_line(tokens: &[&str]) -> Result<(Row, f64, Columns), String> {
     let size = tokens
         .first()
@@ -167,6 +180,7 @@ fn data_line(tokens: &[&str]) -> Result<(Row, f64, Columns), String> {
     let mut columns = Columns::default();
     if ty > 0 {
         let values = tokens[ty - 1].parse::<f64>().ok().filter(|c| *c > 0.0);
+        columns.counted = values.is_some();
         let ratio = values.map(|c| size as f64 / (c * type_bytes(tokens[ty])));
         columns.per_rank = ratio.is_some_and(|r| r > 1.5 && (r - r.round()).abs() < 1e-6);
     }
@@ -177,7 +191,10 @@ fn data_line(tokens: &[&str]) -> Result<(Row, f64, Columns), String> {
     let rest = &tokens[i..];
     // A root column is an integer followed by four or eight measurement cells.
     let rest = match rest.len() {
-        5 | 9 if rest[0].parse::<i64>().is_ok() => &rest[1..],
+        5 | 9 if rest[0].parse::<i64>().is_ok() => {
+            columns.rooted = rest[0].parse::<i64>().is_ok_and(|r| r >= 0);
+            &rest[1..]
+        }
         _ => rest,
     };
     if rest.len() < 3 {
@@ -192,8 +209,13 @@ fn data_line(tokens: &[&str]) -> Result<(Row, f64, Columns), String> {
     if time_us <= 0.0 {
         return Err("the time is not positive".into());
     }
-    // The out-of-place `#wrong` cell after busbw: a count, or `N/A` when the run skipped the check.
-    let wrong = rest.get(3).and_then(|t| number(t)).unwrap_or(0.0);
+    // The `#wrong` cells after each busbw (out of place, in place): counts, or `N/A` when the
+    // run skipped the check. Releases before that column print an `error` column there, the
+    // largest deviation as a float (`2e-07` on a correct run): only whole counts are read.
+    let wrong = [3, 7]
+        .iter()
+        .filter_map(|&k| rest.get(k)?.parse::<u64>().ok())
+        .sum::<u64>() as f64;
     Ok((
         Row {
             bytes: size as f64,
@@ -296,7 +318,9 @@ pub fn parse(text: &str) -> Run {
         if tokens.first().is_some_and(|t| size(t).is_some()) && tokens.len() >= 3 {
             match data_line(&tokens) {
                 Ok((r, wrong, c)) => {
-                    seen.get_or_insert(c);
+                    if c.counted && seen.is_none() {
+                        seen = Some(c);
+                    }
                     if wrong > 0.0 {
                         run.wrong.push((r.bytes, wrong));
                     }
@@ -311,10 +335,14 @@ pub fn parse(text: &str) -> Run {
             Some(Columns {
                 reduces: Some(false),
                 per_rank: true,
+                rooted: false,
+                ..
             }) => Some(Op::AllGather),
             Some(Columns {
                 reduces: Some(true),
                 per_rank: true,
+                rooted: false,
+                ..
             }) => Some(Op::ReduceScatter),
             _ => None,
         };
@@ -490,6 +518,12 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
                 .to_string(),
         );
     }
+    if let Some(note) = run.columns_note() {
+        warnings.push(format!(
+            "the run does not name its binary: {}, {note}",
+            sc.op.id()
+        ));
+    }
     if !run.wrong.is_empty() {
         warnings.push(format!(
             "{} of the run's sizes report wrong values (#wrong): nccl-tests found the results corrupted, so the run is no sound measurement",
@@ -589,6 +623,18 @@ mod tests {
         assert_eq!(scatter.op, Some(Op::ReduceScatter));
         let reduce = parse(&table("sum", 262144));
         assert_eq!((reduce.op, reduce.op_from_columns), (None, false));
+        // A `-b 8` run's first sizes count nothing per rank: the first counted line decides.
+        let empty = "0 0 float none -1 20.0 0.00 0.00 0 20.0 0.00 0.00 0\n";
+        let gather = parse(&format!("{empty}{}", table("none", 65536)));
+        assert_eq!(gather.op, Some(Op::AllGather));
+        // A root rank is a gather or broadcast, not an all-gather.
+        let rooted = parse(&table("none", 65536).replace(" -1 ", " 0 "));
+        assert_eq!(rooted.op, None);
+        // Releases before `#wrong` print a float error there: not a count of wrong values.
+        let old =
+            parse("1048576 262144 float sum 89.15 11.76 21.56 2e-07 88.14 11.90 21.81 2e-07\n");
+        assert_eq!(old.rows.len(), 1);
+        assert!(old.wrong.is_empty());
         // A named binary wins over the columns.
         let named = parse(&format!("# all_reduce_perf\n{}", table("none", 65536)));
         assert_eq!(

@@ -1126,7 +1126,8 @@ impl Scenario {
         }
         // ZeRO's default follows what frameworks do: plain data parallelism while the training
         // state fits, else the least sharding that fits — Megatron's distributed optimizer
-        // (stage 1) first, FSDP (stage 3) when nothing less will do.
+        // (stage 1) first, FSDP (stage 3) when nothing less will do; a pipeline stops at
+        // stage 1 (`step::least_zero_that_fits`).
         // Overlapping the weight gather is Megatron's distributed optimizer's (ZeRO-1/2;
         // Megatron-LM's `arguments.py`: "--overlap-param-gather only supported with distributed
         // optimizer, megatron fsdp, or dist_muon"):

@@ -817,7 +817,12 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
                         .map_or(0.0, |r2| step / r2.breakdown.total())
                 };
                 let overlap = speed(&|s2| s2.tech.gather_overlap = true);
-                let zero3 = speed(&|s2| s2.zero = 3);
+                // A pipeline is not offered ZeRO-3 (see `most_zero_by_default`).
+                let zero3 = if setup.pp > 1 {
+                    0.0
+                } else {
+                    speed(&|s2| s2.zero = 3)
+                };
                 let (best, how) = if zero3 > overlap {
                     (zero3, "ZeRO-3 (zero=3), which gathers each layer's weights ahead of its use")
                 } else {
@@ -868,9 +873,10 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
     }
 }
 
-/// The waits of the run around the step, when one of them takes more of the elapsed time than
-/// the step's own largest wait (`step_wait` seconds) and at least a tenth of it: replicas
-/// without a sample, the slowest GPU, failures and checkpoints. Shares of elapsed time: a run
+/// The waits of the run around the step: replicas without a sample when a tenth of the GPUs
+/// or more idle (wasted GPUs, not time, so named first), else the slowest GPU or failures and
+/// checkpoints when one takes more of the elapsed time than the step's own largest wait
+/// (`step_wait` seconds) and at least a tenth of it. Shares of elapsed time: a run
 /// spends `ettr` of it in steps, each `straggler` longer than the step as modelled.
 fn run_verdict(s: &Setup, r: &StepResult, step_wait: f64) -> Option<Verdict> {
     let step = r.breakdown.total();
@@ -953,6 +959,25 @@ fn failure_verdict(s: &Setup, rel: &goodput::Reliability) -> Verdict {
         format!(
             "The run never finishes: the job fails every {every}, before it can restart ({restart}) and redo the work since its last checkpoint (every {interval})."
         )
+    } else if rel.lost_checkpoint > rel.lost_work + rel.lost_restart {
+        // Slow storage: writing checkpoints, not what failures undo, takes the time.
+        let write_h = rel.checkpoint_minutes / 60.0;
+        let restart_h = s.ops.restart_min / 60.0;
+        let faster = goodput::ettr(
+            mttf,
+            write_h / 2.0,
+            restart_h,
+            goodput::optimal_interval(mttf, write_h / 2.0, restart_h),
+        );
+        return Verdict::new(
+            Bottleneck::Failures,
+            format!(
+                "Checkpoints take {:.0} % of the run's time: each write takes {}, every {interval}, against a failure every {every}.",
+                100.0 * rel.lost_checkpoint,
+                words(write_h)
+            ),
+            format!("2× checkpoint write bandwidth (ckpt_gbs) → ETTR {faster:.2} instead of {:.2}.", rel.ettr),
+        );
     } else {
         format!(
             "Failures take {:.0} % of the run's time: the job fails every {every}, then restarts and redoes the work since its last checkpoint (every {interval}).",
@@ -1204,13 +1229,13 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
             with(&|s| s.tech.recompute = full),
             vec![("recompute", "full".into())],
         ));
-        if most == 3 {
+        if most > base.zero {
             tries.push((
                 with(&|s| {
-                    s.zero = Some(3);
+                    s.zero = Some(most);
                     s.tech.recompute = full;
                 }),
-                vec![("zero", "3".into()), ("recompute", "full".into())],
+                vec![("zero", most.to_string()), ("recompute", "full".into())],
             ));
         }
     }
@@ -1255,15 +1280,16 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         .map(|e| 1u32 << e)
         .find(|&t| node % t == 0 && base.workload.splits_over(t))
         .unwrap_or(1);
-    // A split over `gpus` (with everything sharded as well, `zero3`): the scenario and the keys
-    // it changes.
-    let split = |gpus: u32, tp: u32, pp: u32, zero3: bool| {
+    // A split over `gpus` (with the state sharded as far as its layout takes, `shard`: ZeRO-3,
+    // or ZeRO-1 with a pipeline): the scenario and the keys it changes.
+    let split = |gpus: u32, tp: u32, pp: u32, shard: bool| {
+        let zero = most_zero_by_default(pp);
         let scenario = with(&|s| {
             s.gpus = gpus;
             s.tp = tp;
             s.pp = pp;
-            if zero3 {
-                s.zero = Some(3);
+            if shard {
+                s.zero = Some(zero);
             }
             s.tech.recompute = full;
             s.batch = None;
@@ -1274,8 +1300,8 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
                 changes.push((key, then.to_string()));
             }
         }
-        if zero3 {
-            changes.push(("zero", "3".into()));
+        if shard {
+            changes.push(("zero", zero.to_string()));
         }
         if base.tech.recompute != full {
             changes.push(("recompute", "full".into()));
@@ -1292,7 +1318,7 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         }
         let s = with(&|s| {
             s.gpus = gpus;
-            s.zero = Some(3);
+            s.zero = Some(most);
             s.tech.recompute = full;
             s.batch = None;
         });
@@ -1301,13 +1327,13 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
                 scenario: s,
                 changes: vec![
                     ("gpus", gpus.to_string()),
-                    ("zero", "3".into()),
+                    ("zero", most.to_string()),
                     ("recompute", "full".into()),
                 ],
             });
         }
-        // Both: the split as deep as the layers allow (a power of two), and the state sharded
-        // over the replicas that leaves.
+        // Both: the split as deep as the layers allow (a power of two), and the optimizer
+        // state sharded over the replicas that leaves.
         let both = split(gpus, tp, 1 << pp.min(base.workload.layers()).ilog2(), true);
         if fits(&both.scenario) {
             return Some(both);
@@ -1332,18 +1358,22 @@ mod tests {
             "model=llama3-405b&gpus=1024&tp=8&pp=16&recompute=full",
             "model=gpt2-xl&gpus=4&per_node=4&gpu=rtx4090",
             "model=llama3-8b&gpus=8&recompute=ops&micro=4",
+            // A pipeline that ZeRO-1 does not fit: its default stays at 1.
+            "model=llama3-405b&gpus=16384&tp=8&pp=16&batch=2048",
         ] {
             let s = crate::model::scenario::Scenario::parse(q)
                 .unwrap()
                 .setup()
                 .unwrap();
-            let direct = (0..=3u8)
+            // Pipelines shard no further than ZeRO-1.
+            let most = if s.pp > 1 { 1 } else { 3 };
+            let direct = (0..=most)
                 .find(|&z| {
                     let mut t = s.clone();
                     t.zero = z;
                     memory(&t).fits()
                 })
-                .unwrap_or(3);
+                .unwrap_or(most);
             assert_eq!(s.zero, direct, "{q}");
         }
     }

@@ -8,7 +8,7 @@ use super::figure::Table;
 use super::plot::{decade_count, decade_label, err, short_number, DrawResult, Ink};
 use super::series::duration;
 use super::validation::op_name;
-use crate::model::collective::{self, Link, Op};
+use crate::model::collective::{self, Link};
 use crate::model::hardware::NetKind;
 use crate::model::nccl_tests::{self, Calibration, Fit, Run};
 use crate::model::scenario::{Calib, Scenario};
@@ -114,15 +114,9 @@ pub fn inferred(run: &Run) -> Vec<String> {
     if run.alltoall {
         v.push("alltoall_perf".to_string());
     } else if let Some(op) = run.op {
-        v.push(if run.op_from_columns {
-            // alltoall_perf prints the same columns as all_gather_perf.
-            format!(
-                "{} (read from the columns: {} with a count per rank; name the binary if it was alltoall_perf)",
-                op_name(op),
-                if op == Op::AllGather { "no reduction" } else { "a reduction" }
-            )
-        } else {
-            op_name(op).to_string()
+        v.push(match run.columns_note() {
+            Some(note) => format!("{} ({note})", op_name(op)),
+            None => op_name(op).to_string(),
         });
     }
     v.push(format!(

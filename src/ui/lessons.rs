@@ -158,6 +158,8 @@ pub fn Lessons() -> impl IntoView {
     // Entering a step: a new lesson starts a new run; the prediction shown is the one made
     // for this step, if any. A page opened on a lesson link without a scenario shows the
     // step's own scenario (without a Back-button entry).
+    // Whether the pinned A is a lesson step's (`pin` in the lesson file), not the reader's.
+    let lesson_pin = StoredValue::new(false);
     Effect::new(move |prev: Option<Option<(String, usize)>>| {
         let key = screen.with(|s| match s {
             Screen::Step(l, k) => Some((l.id.clone(), *k)),
@@ -174,7 +176,7 @@ pub fn Lessons() -> impl IntoView {
                 choice.set(progress.with_untracked(|p| p.outcome(k).and_then(|o| o.choice)));
                 if prev.is_none() && Route::parse(&read_hash()).scenario.trim().is_empty() {
                     lab.load(&l.steps[k].scenario);
-                    pin_for(lab, &l.steps[k]);
+                    pin_for(lab, &l.steps[k], lesson_pin);
                     lab.push_next.set_value(false);
                 }
             }
@@ -204,7 +206,7 @@ pub fn Lessons() -> impl IntoView {
         summary.set(None);
         lab.lesson.set(Some((l.id.clone(), k)));
         lab.load(&l.steps[k].scenario);
-        pin_for(lab, &l.steps[k]);
+        pin_for(lab, &l.steps[k], lesson_pin);
         focus_to_top(HEADING);
     };
     let start = move |l: &Lesson| {
@@ -215,6 +217,10 @@ pub fn Lessons() -> impl IntoView {
         summary.set(None);
         lab.push_history();
         lab.lesson.set(None);
+        if lesson_pin.get_value() {
+            lesson_pin.set_value(false);
+            lab.pinned.set(None);
+        }
         focus_to_top(LIST);
     };
 
@@ -435,14 +441,19 @@ fn LessonStep(
     }
 }
 
-/// Pins the step's comparison scenario as A, or ends a comparison the lesson pinned: a step
-/// without one shows its own scenario alone (the step sets the scene).
-fn pin_for(lab: Lab, step: &crate::lessons::Step) {
-    let a = step
-        .pin
-        .as_deref()
-        .map(|q| crate::model::scenario::Scenario::parse_lenient(q).0);
-    if a.is_some() || lab.pinned.with_untracked(Option::is_some) {
-        lab.pinned.set(a);
+/// Pins the step's comparison scenario as A; a step without one ends a comparison an earlier
+/// step pinned (`lesson_pin`), and leaves the reader's own A alone.
+fn pin_for(lab: Lab, step: &crate::lessons::Step, lesson_pin: StoredValue<bool>) {
+    match step.pin.as_deref() {
+        Some(q) => {
+            lab.pinned
+                .set(Some(crate::model::scenario::Scenario::parse_lenient(q).0));
+            lesson_pin.set_value(true);
+        }
+        None if lesson_pin.get_value() => {
+            lab.pinned.set(None);
+            lesson_pin.set_value(false);
+        }
+        None => {}
     }
 }

@@ -251,10 +251,20 @@ pub fn AnimationPanel() -> impl IntoView {
                     }).collect_view()}
                 </select>
             </label>
-            // As wide as the label at the end (tabular digits): a label growing by a digit
-            // mid-play would wrap the controls and move the page below.
+            // As wide as its widest label (tabular digits): a label growing by a digit mid-play
+            // would wrap the controls and move the page below. The widest is at the end or just
+            // below a decade's or a unit's change ("999.9 µs" before "1.00 ms").
             <span class="clock" data-testid="anim-clock" style:min-width=move || shows.with(|s| {
-                let chars = s.main.playable.as_ref().map_or(0, |p| p.clock_label(p.total()).chars().count());
+                let chars = s.main.playable.as_ref().map_or(0, |p| {
+                    let total = p.total();
+                    (-7..3)
+                        .map(|e| 0.99995 * 10f64.powi(e))
+                        .chain([total])
+                        .filter(|t| *t <= total)
+                        .map(|t| p.clock_label(t).chars().count())
+                        .max()
+                        .unwrap_or(0)
+                });
                 format!("{}ch", chars + 1)
             })>{move || clock.get()}</span>
             <button type="button" class="png" data-testid="anim-png" on:click=move |_| save_frame()>"Save frame as PNG"</button>
