@@ -61,8 +61,8 @@ pub struct Run {
     /// line with the binary's name): a `none` reduction with per-rank counts is an all-gather,
     /// a reduction with per-rank counts a reduce-scatter.
     pub op_from_columns: bool,
-    /// Sizes whose out-of-place `#wrong` cell counts wrong values (nccl-tests checked the
-    /// result and found it corrupted): (size in bytes, wrong values).
+    /// Sizes whose `#wrong` cells (out of place and in place) count wrong values (nccl-tests
+    /// checked the result and found it corrupted): (size in bytes, wrong values).
     pub wrong: Vec<(f64, f64)>,
 }
 
@@ -254,7 +254,7 @@ fn gpu_count(word: &str) -> Option<u32> {
 /// listed in [`Run::problems`].
 pub fn parse(text: &str) -> Run {
     let mut run = Run::default();
-    // The first data line's columns, for a run that does not name its collective.
+    // The first data line with a count's columns, for a run that does not name its collective.
     let mut seen: Option<Columns> = None;
     for (n, raw) in text.lines().enumerate() {
         let line = strip_prefix(raw).trim();

@@ -949,27 +949,22 @@ fn run_verdict(s: &Setup, r: &StepResult, step_wait: f64) -> Option<Verdict> {
 /// Failures and checkpoints take much of the run: how often, and what would help.
 fn failure_verdict(s: &Setup, rel: &goodput::Reliability) -> Verdict {
     let mttf = rel.mttf_hours;
+    let write_h = rel.checkpoint_minutes / 60.0;
+    let restart_h = s.ops.restart_min / 60.0;
+    // ETTR at the best checkpoint interval for a write time and a restart time, hours.
+    let ettr_at_best = |write: f64, restart: f64| {
+        goodput::ettr(
+            mttf,
+            write,
+            restart,
+            goodput::optimal_interval(mttf, write, restart),
+        )
+    };
     // Durations in words, from hours.
     let words = |hours: f64| days_text(hours / 24.0);
-    let every = words(mttf);
-    let interval = words(rel.interval_minutes / 60.0);
-    let restart = words(s.ops.restart_min / 60.0);
-    let text = if rel.ettr <= 0.0 && s.ops.restart_min / 60.0 >= mttf {
-        format!("The run never finishes: the job fails every {every}, sooner than it restarts ({restart}).")
-    } else if rel.ettr <= 0.0 {
-        format!(
-            "The run never finishes: the job fails every {every}, before it can restart ({restart}) and redo the work since its last checkpoint (every {interval})."
-        )
-    } else if rel.lost_checkpoint > rel.lost_work + rel.lost_restart {
+    let (every, interval) = (words(mttf), words(rel.interval_minutes / 60.0));
+    if rel.ettr > 0.0 && rel.lost_checkpoint > rel.lost_work + rel.lost_restart {
         // Slow storage: writing checkpoints, not what failures undo, takes the time.
-        let write_h = rel.checkpoint_minutes / 60.0;
-        let restart_h = s.ops.restart_min / 60.0;
-        let faster = goodput::ettr(
-            mttf,
-            write_h / 2.0,
-            restart_h,
-            goodput::optimal_interval(mttf, write_h / 2.0, restart_h),
-        );
         return Verdict::new(
             Bottleneck::Failures,
             format!(
@@ -977,32 +972,35 @@ fn failure_verdict(s: &Setup, rel: &goodput::Reliability) -> Verdict {
                 100.0 * rel.lost_checkpoint,
                 words(write_h)
             ),
-            format!("2× checkpoint write bandwidth (ckpt_gbs) → ETTR {faster:.2} instead of {:.2}.", rel.ettr),
+            format!(
+                "2× checkpoint write bandwidth (ckpt_gbs) → ETTR {:.2} instead of {:.2}.",
+                ettr_at_best(write_h / 2.0, restart_h),
+                rel.ettr
+            ),
         );
+    }
+    let restart = words(restart_h);
+    let text = if rel.ettr <= 0.0 && restart_h >= mttf {
+        format!("The run never finishes: the job fails every {every}, sooner than it restarts ({restart}).")
+    } else if rel.ettr <= 0.0 {
+        format!(
+            "The run never finishes: the job fails every {every}, before it can restart ({restart}) and redo the work since its last checkpoint (every {interval})."
+        )
     } else {
         format!(
             "Failures take {:.0} % of the run's time: the job fails every {every}, then restarts and redoes the work since its last checkpoint (every {interval}).",
             100.0 * (1.0 - rel.ettr)
         )
     };
-    let write_h = rel.checkpoint_minutes / 60.0;
-    let best = goodput::optimal_interval(mttf, write_h, s.ops.restart_min / 60.0);
-    let best_ettr = goodput::ettr(mttf, write_h, s.ops.restart_min / 60.0, best);
+    let best_ettr = ettr_at_best(write_h, restart_h);
     let advice = if s.ops.ckpt_interval.is_some() && best_ettr > rel.ettr + 0.02 {
         format!(
-            "Checkpointing every {} (the best interval for this failure rate) → ETTR {:.2} instead of {:.2}.",
-            words(best),
-            best_ettr,
+            "Checkpointing every {} (the best interval for this failure rate) → ETTR {best_ettr:.2} instead of {:.2}.",
+            words(goodput::optimal_interval(mttf, write_h, restart_h)),
             rel.ettr
         )
     } else {
-        let half = s.ops.restart_min / 120.0;
-        let quick = goodput::ettr(
-            mttf,
-            write_h,
-            half,
-            goodput::optimal_interval(mttf, write_h, half),
-        );
+        let quick = ettr_at_best(write_h, restart_h / 2.0);
         let fewer = "fewer GPUs per job, or hardware that fails less, help most.";
         if quick > rel.ettr + 0.02 {
             format!("Half the restart time → ETTR {quick:.2}; {fewer}")

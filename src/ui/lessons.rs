@@ -155,11 +155,11 @@ pub fn Lessons() -> impl IntoView {
             LessonLink::UnknownStep(l, m) => Screen::Problem(m, Some(l.clone())),
         })
     });
+    // Whether the pinned A is a lesson step's (`pin` in the lesson file), not the reader's.
+    let lesson_pin = StoredValue::new(false);
     // Entering a step: a new lesson starts a new run; the prediction shown is the one made
     // for this step, if any. A page opened on a lesson link without a scenario shows the
     // step's own scenario (without a Back-button entry).
-    // Whether the pinned A is a lesson step's (`pin` in the lesson file), not the reader's.
-    let lesson_pin = StoredValue::new(false);
     Effect::new(move |prev: Option<Option<(String, usize)>>| {
         let key = screen.with(|s| match s {
             Screen::Step(l, k) => Some((l.id.clone(), *k)),
