@@ -28,6 +28,12 @@ fn collective_prints_one_json_object() {
     assert!((7384.0..=9024.0).contains(&t), "{t}");
     assert!(v["busbw_gbs"].as_f64().unwrap() > 200.0);
     assert_eq!(v["bottleneck"], "nvlink");
+    assert_eq!(v["latency_bound"], false);
+    // A tiny all-reduce across servers waits on start-up times, whatever link bounds the rest.
+    let (_, out, _) = run(&["collective", "gpus=64&bytes=4KiB"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["latency_share"].as_f64().unwrap() > 0.5);
+    assert_eq!(v["latency_bound"], true);
 }
 
 #[test]

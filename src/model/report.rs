@@ -42,6 +42,8 @@ pub struct CollectiveReport {
     pub rounds: u64,
     /// Share of the time that is latency, 0…1.
     pub latency_share: f64,
+    /// At least half the time is latency: no link's bandwidth is what it waits on.
+    pub latency_bound: bool,
     /// How each tier of the fabric is used.
     pub tiers: Vec<TierReport>,
 }
@@ -77,6 +79,7 @@ impl CollectiveReport {
             bottleneck: r.bottleneck.id_on(c.intra),
             rounds: r.rounds,
             latency_share: r.latency_share,
+            latency_bound: r.latency_bound(),
             tiers: collective::TIERS
                 .iter()
                 .zip(r.tiers)

@@ -249,8 +249,7 @@ fn CollectiveCard() -> impl IntoView {
                         {format!("{} ({} protocol): {} — algbw {}, busbw {}; {}; {:.0} % of it is latency.",
                             c.algorithm.name(), c.protocol.id(), duration(c.time_s),
                             crate::render::measured::gbs(c.algbw_gbs), crate::render::measured::gbs(c.busbw_gbs),
-                            // Mostly start-up time: no link's bandwidth is what it waits on.
-                            if c.latency_share >= 0.5 {
+                            if c.latency_bound() {
                                 "latency-bound".to_string()
                             } else {
                                 format!("bound by {}", c.bottleneck.id_on(lab.setup.with(|s| s.intra)))

@@ -286,6 +286,14 @@ pub struct CollectiveCost {
     pub tiers: [TierUse; 4],
 }
 
+impl CollectiveCost {
+    /// Mostly start-up time: at least half of it latency, so no link's bandwidth is what it
+    /// waits on ([`CollectiveCost::bottleneck`] names the link that bounds the rest).
+    pub fn latency_bound(&self) -> bool {
+        self.latency_share >= 0.5
+    }
+}
+
 /// How one tier of the fabric is used by a collective.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TierUse {
