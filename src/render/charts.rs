@@ -1060,6 +1060,8 @@ mod tests {
             scaling_data(&Scenario::parse("gpus=64&gpu=a100&inter=ib-ndr&model=gpt2-xl").unwrap());
         let a =
             scaling_data(&Scenario::parse("gpus=64&gpu=a100&inter=tcp25&model=gpt2-xl").unwrap());
+        // Where each chart's plot starts (its top), unpinned, in the order below.
+        let mut tops = Vec::new();
         for (f, alone) in [
             (Figure::Speedup(&b), "this cluster (model)"),
             (Figure::Efficiency(&b), "efficiency"),
@@ -1102,7 +1104,11 @@ mod tests {
             } else {
                 assert_eq!(area, plain_area);
             }
+            tops.push(plain_area.y.0);
         }
+        // On a wide canvas the speedup chart boxes its legend in the plot's corner, where its
+        // curves never run; the efficiency chart's plot starts below its legend strip.
+        assert!(tops[1] > tops[0], "plots start at {tops:?}");
         // The other charts take no pinned curve.
         let sc = Scenario::parse("gpus=64&gpu=h100&model=resnet50").unwrap();
         let run = crate::render::train::run_data(&sc, &crate::model::sweep::curve(&sc));
