@@ -556,11 +556,7 @@ impl Scenario {
                 Ok(()) => break,
                 Err(e) => {
                     let before = sc.clone();
-                    let key = DROPPED
-                        .iter()
-                        .find(|(err, _)| *err == e.key)
-                        .map_or(e.key.as_str(), |(_, key)| key);
-                    sc.reset(key);
+                    sc.reset(dropped(&e.key).unwrap_or(&e.key));
                     errs.push(e);
                     if sc == before {
                         // Nothing left to reset: fall back to the default scenario entirely.
@@ -632,10 +628,7 @@ impl Scenario {
         loop {
             match self.validate() {
                 Err(e) => {
-                    let Some((_, key)) = DROPPED
-                        .iter()
-                        .find(|(err, key)| e.key == *err && !changed.contains(key))
-                    else {
+                    let Some(key) = dropped(&e.key).filter(|key| !changed.contains(key)) else {
                         return Err(e);
                     };
                     if self.get(key).is_none() {
@@ -1166,6 +1159,11 @@ const DROPPED: [(&str, &str); 8] = [
     ("tp+model", "tp"),
     ("tp+per_node", "tp"),
 ];
+
+/// The key a refusal with error key `err` drops ([`DROPPED`]), if it is one of those.
+fn dropped(err: &str) -> Option<&'static str> {
+    DROPPED.iter().find(|(e, _)| *e == err).map(|(_, key)| *key)
+}
 
 /// NICs per node when the scenario gives none: one per GPU up to eight on RDMA (DGX-style
 /// nodes), one over TCP or with no network.
