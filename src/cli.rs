@@ -225,32 +225,36 @@ fn run_file_command(cmd: &str, args: &[&str]) -> Result<String, String> {
     }
     sc.validate().map_err(|e| e.to_string())?;
     // What neither the header nor the scenario says is the default's: a fit on the wrong GPU
-    // or count reads as a slow cluster, so the calibration says what it assumed.
-    // A device the catalog does not know is named as such.
-    let unknown = run.devices.first().filter(|_| run.gpu_id().is_none());
-    let assumed: Vec<(&str, String)> = [
-        ("GPU", "gpu", sc.gpu.id.to_string()),
-        ("GPU count", "gpus", sc.gpus.to_string()),
-    ]
-    .into_iter()
-    .filter(|(_, key, _)| !stated.contains(key) && !told.iter().any(|(k, _)| k == key))
-    .map(|(what, key, value)| (what, format!("{key}={value}")))
-    .collect();
-    match cmd {
-        "calibrate" => nccl_tests::calibrate(&run, &sc).map(|mut c| {
-            if let (Some(d), Some((_, key))) = (unknown, assumed.first().filter(|a| a.0 == "GPU")) {
-                c.warnings.push(format!(
-                    "the run's GPU, {d}, is not in the catalog, so {key} was assumed: give the nearest in the scenario"
-                ));
-            } else if !assumed.is_empty() {
-                let (what, keys): (Vec<&str>, Vec<String>) = assumed.into_iter().unzip();
-                c.warnings.push(format!(
+    // or count reads as a slow cluster, so the calibration says what it assumed (a device the
+    // catalog does not know by its name).
+    let unsaid = |key: &str| !stated.contains(&key) && !told.iter().any(|(k, _)| *k == key);
+    let assumed = match run.devices.first().filter(|_| run.gpu_id().is_none()) {
+        Some(d) if unsaid("gpu") => Some(format!(
+            "the run's GPU, {d}, is not in the catalog, so gpu={} was assumed: give the nearest in the scenario",
+            sc.gpu.id
+        )),
+        _ => {
+            let (what, keys): (Vec<&str>, Vec<String>) = [
+                ("GPU", "gpu", sc.gpu.id.to_string()),
+                ("GPU count", "gpus", sc.gpus.to_string()),
+            ]
+            .into_iter()
+            .filter(|(_, key, _)| unsaid(key))
+            .map(|(what, key, value)| (what, format!("{key}={value}")))
+            .unzip();
+            (!keys.is_empty()).then(|| {
+                format!(
                     "the run does not say its {}, so {} {} assumed: give the run's own in the scenario",
                     what.join(" or "),
                     keys.join(" and "),
                     if keys.len() == 1 { "was" } else { "were" }
-                ));
-            }
+                )
+            })
+        }
+    };
+    match cmd {
+        "calibrate" => nccl_tests::calibrate(&run, &sc).map(|mut c| {
+            c.warnings.extend(assumed);
             to_json(&c)
         }),
         _ => nccl_tests::compare(&run, &sc).map(|c| to_json(&c)),
