@@ -700,13 +700,10 @@ pub fn CompactControls() -> impl IntoView {
         // What the link sets beyond these four stays set when they change: say so.
         {move || {
             let shown = ["gpus", "gpu", "inter", "model"];
-            let also: Vec<String> = sc.with(|s| {
-                s.to_query()
-                    .split('&')
-                    .filter(|p| p.split_once('=').is_some_and(|(k, _)| !shown.contains(&k)))
-                    .map(str::to_string)
-                    .collect()
-            });
+            let query = sc.with(Scenario::to_query);
+            let also: Vec<&str> = Scenario::pairs(&query)
+                .filter(|p| p.split_once('=').is_some_and(|(k, _)| !shown.contains(&k)))
+                .collect();
             (!also.is_empty()).then(|| view! {
                 <p class="hint" data-testid="also-set">"Also set by this widget: " {also.join(" · ")}</p>
             })

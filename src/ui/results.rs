@@ -58,6 +58,14 @@ pub fn Results() -> impl IntoView {
             }
         })
     });
+    // How far the model reads below published memory peaks, from the validation rows: worked
+    // out once, not on every control change.
+    let memory_lean = crate::render::validation::outcomes()
+        .as_ref()
+        .ok()
+        .and_then(|o| crate::render::validation::expected_error(o, Group::Memory))
+        .and_then(|e| e.lean)
+        .filter(|e| *e < 0.0);
     view! {
         <h2>"At " {move || group(lab.scenario.with(|s| s.gpus))} " GPUs"</h2>
         <super::compare::PinCompare />
@@ -143,7 +151,7 @@ pub fn Results() -> impl IntoView {
                     let m = r.memory;
                     let head = format!("Memory per GPU: {:.1} GiB of {:.0} GiB usable (weights {:.1}, gradients {:.1}, optimizer {:.1}, ",
                         gib(m.total()), gib(m.capacity), gib(m.weights), gib(m.gradients), gib(m.optimizer));
-                    let fits = fit_words(m.total(), m.capacity);
+                    let fits = fit_words(m.total(), m.capacity, memory_lean);
                     view! {
                         {head}
                         <Term id="activations">"activations"</Term>
@@ -203,17 +211,11 @@ pub fn MiniResults() -> impl IntoView {
 }
 
 /// "fits" or "does not fit"; "fits, tightly" where the memory the model counts fits by less
-/// than it reads below published peaks (on every held-out memory row).
-fn fit_words(need: f64, capacity: f64) -> String {
+/// than it reads below published peaks (`lean`, negative, on every held-out memory row).
+fn fit_words(need: f64, capacity: f64, lean: Option<f64>) -> String {
     if need > capacity {
         return "does not fit".to_string();
     }
-    let lean = crate::render::validation::outcomes()
-        .as_ref()
-        .ok()
-        .and_then(|o| crate::render::validation::expected_error(o, Group::Memory))
-        .and_then(|e| e.lean)
-        .filter(|e| *e < 0.0);
     match lean {
         Some(e) if need / (1.0 + e) > capacity => format!(
             "fits, tightly: by less than the {:.0} % the model reads below published peaks (it counts live tensors, not the allocator's reserve)",
