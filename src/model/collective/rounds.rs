@@ -523,33 +523,78 @@ fn rhd_groups(
     // at once (counted for all g: the busiest node). For dist a power of two, as here, both
     // come to dist ≥ the largest power of two dividing g.
     let g_pow2 = 1u32 << g.max(1).trailing_zeros();
+    // Halving level j (j = 0…levels−1) sends s/2^(j+1) to the partner p'/2^(j+1) ranks away;
+    // doubling level j sends 2^j parts to the partner 2^j away. The first `across` halving
+    // levels and the last `across` doubling levels cross nodes.
+    let across = if multi_node {
+        levels.saturating_sub(g_pow2.trailing_zeros())
+    } else {
+        0
+    };
+    let pow2 = |j: u32| f64::from(1u32 << j);
+    let part = s / f64::from(p2);
     // A round's time is affine in its bytes within one class (crossing or not, reducing or
-    // not), so consecutive rounds of a class merge into one group with their mean size: the
-    // same total, computed once (sweeps evaluate this thousands of times).
-    let mut pending: Option<(RoundGroup, f64)> = None;
-    let mut push = |bytes: f64, dist: u32, reduce: bool, emit: &mut dyn FnMut(RoundGroup)| {
-        let (gpu_bytes, node_bytes) = if multi_node && dist >= g_pow2 {
+    // not), so the rounds of a class that follow each other form one group of their mean size:
+    // the same total, in at most four groups (a sweep evaluates this thousands of times). Each
+    // run is (rounds, their bytes together, the first one's partner distance, reduces).
+    // Reduce-scatter halves, all-gather doubles; an all-reduce does both.
+    let halve = |rounds: u32| if op != Op::AllGather { rounds } else { 0 };
+    let double = |rounds: u32| if op != Op::ReduceScatter { rounds } else { 0 };
+    let folds = u32::from(fold);
+    let runs = [
+        (halve(folds), s, p2, true),
+        // Σ_{j<across} s/2^(j+1)
+        (halve(across), s - s / pow2(across), p2 >> 1, true),
+        // Σ_{across≤j<levels} s/2^(j+1)
+        (
+            halve(levels - across),
+            s / pow2(across) - s / pow2(levels),
+            p2 >> (across + 1),
+            true,
+        ),
+        // Σ_{j<levels−across} part·2^j
+        (
+            double(levels - across),
+            part * (pow2(levels - across) - 1.0),
+            1,
+            false,
+        ),
+        // Σ_{levels−across≤j<levels} part·2^j
+        (
+            double(across),
+            part * (pow2(levels) - pow2(levels - across)),
+            1 << (levels - across),
+            false,
+        ),
+        (double(folds), s, p2, false),
+    ];
+    let mut pending: Option<RoundGroup> = None;
+    for (rounds, bytes, dist, reduces) in runs {
+        if rounds == 0 {
+            continue;
+        }
+        let crosses = multi_node && dist >= g_pow2;
+        let (gpu_bytes, node_bytes) = if crosses {
             (0.0, bytes * node_gpus)
         } else {
             (bytes, 0.0)
         };
-        let reduce_bytes = if reduce { bytes } else { 0.0 };
+        let reduce_bytes = if reduces { bytes } else { 0.0 };
         match pending.as_mut() {
-            Some((acc, rounds))
-                if (acc.node_bytes > 0.0) == (node_bytes > 0.0)
-                    && (acc.reduce_bytes > 0.0) == (reduce_bytes > 0.0) =>
+            Some(acc)
+                if (acc.node_bytes > 0.0) == crosses && (acc.reduce_bytes > 0.0) == reduces =>
             {
                 acc.gpu_bytes += gpu_bytes;
                 acc.node_bytes += node_bytes;
                 acc.reduce_bytes += reduce_bytes;
-                *rounds += 1.0;
+                acc.count += u64::from(rounds);
             }
             _ => {
-                if let Some((acc, rounds)) = pending.take() {
-                    emit(mean(acc, rounds));
+                if let Some(acc) = pending.take() {
+                    emit(mean(acc));
                 }
-                let first = RoundGroup {
-                    count: 1,
+                pending = Some(RoundGroup {
+                    count: u64::from(rounds),
                     gpu_bytes,
                     node_bytes,
                     reduce_bytes,
@@ -557,38 +602,19 @@ fn rhd_groups(
                     switch: false,
                     intra_latency: false,
                     node_distance: (dist / g.max(1)).max(1),
-                };
-                pending = Some((first, 1.0));
+                });
             }
         }
-    };
-    let part = s / f64::from(p2);
-    if fold && op != Op::AllGather {
-        push(s, p2, true, emit);
     }
-    if op != Op::AllGather {
-        for j in 0..levels {
-            push(s / f64::from(2u32 << j), p2 >> (j + 1), true, emit);
-        }
-    }
-    if op != Op::ReduceScatter {
-        // Doubling round j sends the 2^j parts gathered so far.
-        for j in 0..levels {
-            push(part * f64::from(1u32 << j), 1 << j, false, emit);
-        }
-    }
-    if fold && op != Op::ReduceScatter {
-        push(s, p2, false, emit);
-    }
-    if let Some((acc, n)) = pending {
-        emit(mean(acc, n));
+    if let Some(acc) = pending {
+        emit(mean(acc));
     }
 }
 
-/// `n` merged rounds as one group of `n` rounds of their mean size.
-fn mean(acc: RoundGroup, n: f64) -> RoundGroup {
+/// Merged rounds (their bytes summed) as one group of rounds of their mean size.
+fn mean(acc: RoundGroup) -> RoundGroup {
+    let n = acc.count as f64;
     RoundGroup {
-        count: n as u64,
         gpu_bytes: acc.gpu_bytes / n,
         node_bytes: acc.node_bytes / n,
         reduce_bytes: acc.reduce_bytes / n,
