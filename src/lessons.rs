@@ -368,8 +368,8 @@ mod tests {
         );
         let routing = step("routing", 0).0;
         assert!(
-            (1.2..1.5).contains(&routing),
-            "about a third faster: {routing}"
+            (1.55..1.85).contains(&routing),
+            "about two-thirds faster: {routing}"
         );
         let stragglers = step("stragglers", 0).0;
         assert!(

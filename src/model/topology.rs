@@ -17,7 +17,8 @@
 //! spreads that load over all uplinks; static ECMP hashing puts each flow (one per NCCL
 //! channel, one channel per NIC) on one uplink, and collisions make the busiest uplink carry
 //! the expected maximum of F flows in K bins (Raab & Steger 1998, "Balls into Bins — A Simple
-//! and Tight Analysis"), computed here from the Poisson occupancy of each bin.
+//! and Tight Analysis"), computed here from the Poisson occupancy of each bin, over every group
+//! the job spans (the round waits for the busiest uplink anywhere).
 
 /// Where a node's NICs attach.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -212,7 +213,14 @@ impl Topology {
             Routing::Ecmp => {
                 let flows = crossing * send.nics;
                 let per_flow = send.bytes / send.nics;
-                let max_flows = expected_max_load(flows, uplinks.max(1.0));
+                // A synchronous round waits for the busiest uplink of every group the job
+                // spans, not of one: with each bin's load Poisson at the same mean, the worst
+                // of G groups of F flows in K bins is the worst bin of G·K, and no bin holds
+                // more than its own group's F flows. (Counted in one group, a job spread one
+                // node per leaf group never collided and beat the same job packed.)
+                let groups = (f64::from(k) / m).ceil();
+                let max_flows =
+                    expected_max_load(groups * flows, groups * uplinks.max(1.0)).min(flows);
                 adaptive.max(max_flows * per_flow / (send.nic_bw * free))
             }
         };
@@ -259,6 +267,36 @@ mod tests {
         assert!((2.2..3.0).contains(&m), "{m}");
         // Many more links than flows: rarely two on one.
         assert!(expected_max_load(8.0, 4096.0) < 1.05);
+    }
+
+    /// A synchronous round waits for the busiest uplink anywhere: a job spread one node per
+    /// leaf group collides as often as the same job packed (it never collided, and beat it).
+    #[test]
+    fn ecmp_waits_for_the_busiest_uplink_of_every_group() {
+        let ecmp = |placement| Topology {
+            placement,
+            routing: Routing::Ecmp,
+            ..Topology::default()
+        };
+        // A tree's deep levels: partners half the job away, 8 flows a node, 128 nodes.
+        let send = Send {
+            bytes: 1e9,
+            distance: 64,
+            nics: 8.0,
+            nic_bw: 50e9,
+        };
+        let packed = ecmp(Placement::Packed).uplinks(128, send).0.time;
+        let spread = ecmp(Placement::Spread).uplinks(128, send).0.time;
+        assert!(spread >= packed * (1.0 - 1e-9), "{spread} vs {packed}");
+        // Two flows a node over 64 leaf groups: somewhere both share one uplink.
+        let two = Send {
+            nics: 2.0,
+            distance: 1,
+            ..send
+        };
+        let spread = ecmp(Placement::Spread).uplinks(64, two).0.time;
+        let even = 1e9 / (2.0 * 50e9);
+        assert!(spread > 1.8 * even, "{spread} vs {even}");
     }
 
     #[test]
