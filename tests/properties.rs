@@ -99,8 +99,8 @@ proptest! {
         prop_assert_eq!(r.memory.fits(), m.fits());
         if !m.fits() {
             if let Some(fix) = gpu_scaling_lab::model::step::fit_fix(&sc) {
-                // The advice names changes; applying them to the scenario must fit.
-                let mut s2 = Scenario { batch: None, ..sc.clone() };
+                // The advice names changes; applying them to the scenario as printed must fit.
+                let mut s2 = sc.clone();
                 for (k, v) in &fix.changes {
                     s2.set(k, v).unwrap();
                 }

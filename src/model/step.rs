@@ -1182,17 +1182,37 @@ impl std::fmt::Display for FitFix {
 /// inside a node, then pp), and finally more GPUs: the model split over them, everything
 /// sharded, or both. `None` when nothing up to 65,536 GPUs fits.
 pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
-    let fits = |s: &Scenario| s.setup().is_ok_and(|x| memory(&x).fits());
+    let fits = |f: &FitFix| f.scenario.setup().is_ok_and(|x| memory(&x).fits());
     let Ok(base) = sc.setup() else {
         return None;
     };
     let full = Recompute::Full;
-    let with = |f: &dyn Fn(&mut Scenario)| {
+    let layers = base.workload.layers();
+    // The scenario with change `f`, and the keys it changes. A layout change keeps the stated
+    // interleaving where its stages have the layers for it, else runs the plain schedule, and
+    // keeps a stated global batch where the layout can run it, else takes the layout's own:
+    // either is named among the changes, so that the advice applied as printed is the
+    // scenario tested (it dropped a stated batch unseen: 2,048 became 64 and idled 88 % of
+    // the GPUs).
+    let with = |f: &dyn Fn(&mut Scenario), mut changes: Vec<(&'static str, String)>| {
         let mut s = sc.clone();
         f(&mut s);
-        s
+        if s.vpp > 1 && (s.pp == 1 || s.pp * s.vpp > layers) {
+            s.vpp = 1;
+            changes.push(("vpp", "1".into()));
+        }
+        if sc.batch.is_some() && s.setup().is_err() {
+            s.batch = None;
+            if let Ok(x) = s.setup() {
+                changes.push(("batch", x.batch.to_string()));
+            }
+        }
+        FitFix {
+            scenario: s,
+            changes,
+        }
     };
-    let mut tries: Vec<(Scenario, Vec<(&'static str, String)>)> = Vec::new();
+    let mut tries: Vec<FitFix> = Vec::new();
     // A stated micro-batch is the first thing to make smaller: fewer activations at once, the
     // same global batch in more micro-batches.
     let mut micro = sc.micro.unwrap_or(1) / 2;
@@ -1201,72 +1221,67 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         if sc.batch.is_none() {
             changes.push(("batch", base.batch.to_string()));
         }
-        tries.push((
-            with(&|s| {
+        tries.push(with(
+            &|s| {
                 s.micro = Some(micro);
                 s.batch = Some(base.batch);
-            }),
+            },
             changes,
         ));
         micro /= 2;
     }
     let most = most_zero_by_default(base.pp);
     for z in base.zero + 1..=most {
-        tries.push((with(&|s| s.zero = Some(z)), vec![("zero", z.to_string())]));
+        tries.push(with(&|s| s.zero = Some(z), vec![("zero", z.to_string())]));
     }
     // Operator-level checkpointing costs less compute than full recomputation: try it first.
     let ops = Recompute::Ops;
     let transformer = base.workload.tokens_per_sample().is_some();
     if transformer && !matches!(base.tech.recompute, Recompute::Ops | Recompute::Full) {
-        tries.push((
-            with(&|s| s.tech.recompute = ops),
+        tries.push(with(
+            &|s| s.tech.recompute = ops,
             vec![("recompute", "ops".into())],
         ));
     }
     if base.tech.recompute != full {
-        tries.push((
-            with(&|s| s.tech.recompute = full),
+        tries.push(with(
+            &|s| s.tech.recompute = full,
             vec![("recompute", "full".into())],
         ));
         if most > base.zero {
-            tries.push((
-                with(&|s| {
+            tries.push(with(
+                &|s| {
                     s.zero = Some(most);
                     s.tech.recompute = full;
-                }),
+                },
                 vec![("zero", most.to_string()), ("recompute", "full".into())],
             ));
         }
     }
     let mut tp = base.tp * 2;
     while tp <= base.per_node && base.per_node % tp == 0 {
-        tries.push((
-            with(&|s| {
+        tries.push(with(
+            &|s| {
                 s.tp = tp;
-                s.batch = None;
                 s.tech.recompute = full;
-            }),
+            },
             vec![("tp", tp.to_string()), ("recompute", "full".into())],
         ));
         tp *= 2;
     }
     let mut pp = base.pp * 2;
-    while pp <= base.workload.layers() && pp * base.tp <= base.gpus {
-        tries.push((
-            with(&|s| {
+    while pp <= layers && pp * base.tp <= base.gpus {
+        tries.push(with(
+            &|s| {
                 s.pp = pp;
-                s.batch = None;
                 s.tech.recompute = full;
-            }),
+            },
             vec![("pp", pp.to_string()), ("recompute", "full".into())],
         ));
         pp *= 2;
     }
-    if let Some((s, changes)) = tries.into_iter().find(|(s, _)| fits(s)) {
-        return Some(FitFix {
-            scenario: s,
-            changes,
-        });
+    if let Some(fix) = tries.into_iter().find(fits) {
+        return Some(fix);
     }
     // More GPUs help only when something is split or sharded across them: the model split
     // over all of them (tensor parallelism across a node, pipeline stages across nodes, as
@@ -1279,20 +1294,16 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         .map(|e| 1u32 << e)
         .find(|&t| node % t == 0 && base.workload.splits_over(t))
         .unwrap_or(1);
-    // A split over `gpus` (with the state sharded as far as its layout takes, `shard`: ZeRO-3,
-    // or ZeRO-1 with a pipeline): the scenario and the keys it changes.
-    let split = |gpus: u32, tp: u32, pp: u32, shard: bool| {
+    // A stated micro-batch as it is, then one sample (where more GPUs alone do not make room
+    // for it: "nothing up to 65,536 GPUs fits" was said of models that fit at micro=1).
+    let micros: Vec<Option<u32>> = match sc.micro {
+        Some(m) if m > 1 => vec![None, Some(1)],
+        _ => vec![None],
+    };
+    // Over `gpus`, split tp × pp (with the state sharded as far as the layout takes, `shard`:
+    // ZeRO-3, or ZeRO-1 with a pipeline), at micro-batch `micro` where one is given.
+    let split = |gpus: u32, tp: u32, pp: u32, shard: bool, micro: Option<u32>| {
         let zero = most_zero_by_default(pp);
-        let scenario = with(&|s| {
-            s.gpus = gpus;
-            s.tp = tp;
-            s.pp = pp;
-            if shard {
-                s.zero = Some(zero);
-            }
-            s.tech.recompute = full;
-            s.batch = None;
-        });
         let mut changes = vec![("gpus", gpus.to_string())];
         for (key, now, then) in [("tp", base.tp, tp), ("pp", base.pp, pp)] {
             if now != then {
@@ -1305,37 +1316,39 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         if base.tech.recompute != full {
             changes.push(("recompute", "full".into()));
         }
-        FitFix { scenario, changes }
+        if let Some(m) = micro {
+            changes.push(("micro", m.to_string()));
+        }
+        with(
+            &|s| {
+                s.gpus = gpus;
+                s.tp = tp;
+                s.pp = pp;
+                if shard {
+                    s.zero = Some(zero);
+                }
+                s.tech.recompute = full;
+                s.micro = micro.or(s.micro);
+            },
+            changes,
+        )
     };
     let mut gpus = base.gpus * 2;
     while gpus <= super::scenario::MAX_GPUS {
         let tp = widest_tp.min(gpus);
         let pp = gpus / tp;
-        let fix = split(gpus, tp, pp, false);
-        if pp <= base.workload.layers() && fits(&fix.scenario) {
-            return Some(fix);
-        }
-        let s = with(&|s| {
-            s.gpus = gpus;
-            s.zero = Some(most);
-            s.tech.recompute = full;
-            s.batch = None;
-        });
-        if fits(&s) {
-            return Some(FitFix {
-                scenario: s,
-                changes: vec![
-                    ("gpus", gpus.to_string()),
-                    ("zero", most.to_string()),
-                    ("recompute", "full".into()),
-                ],
-            });
-        }
-        // Both: the split as deep as the layers allow (a power of two), and the optimizer
-        // state sharded over the replicas that leaves.
-        let both = split(gpus, tp, 1 << pp.min(base.workload.layers()).ilog2(), true);
-        if fits(&both.scenario) {
-            return Some(both);
+        for &micro in &micros {
+            let candidates = [
+                (pp <= layers).then(|| split(gpus, tp, pp, false, micro)),
+                // Everything sharded over the GPUs as the layout stands.
+                Some(split(gpus, base.tp, base.pp, true, micro)),
+                // Both: the split as deep as the layers allow (a power of two), and the
+                // optimizer state sharded over the replicas that leaves.
+                Some(split(gpus, tp, 1 << pp.min(layers).ilog2(), true, micro)),
+            ];
+            if let Some(fix) = candidates.into_iter().flatten().find(fits) {
+                return Some(fix);
+            }
         }
         gpus *= 2;
     }
