@@ -596,6 +596,22 @@ fn the_bubble_advice_interleaves_before_it_grows_the_batch() {
     let doubled = step(&q.replace("16384", "32768"));
     assert!(doubled.throughput > r.throughput);
     assert!(doubled.time_to_train_days > r.time_to_train_days);
+    // Under strong scaling a larger batch alone grows the micro-batch (and the bubble with
+    // it): the advice keeps the micro-batch and names both keys, and its figure re-runs.
+    let q = "model=llama3-70b&gpu=a100&gpus=512&tp=8&pp=2&vpp=3&micro=4&scaling=strong";
+    let r = step(q);
+    assert!(r.advice.contains("(batch=64 at micro=1)"), "{}", r.advice);
+    let claimed: f64 = r.advice.split(" → ").nth(1).unwrap()[..4].parse().unwrap();
+    let followed = step(&format!("{}&batch=64", q.replace("micro=4", "micro=1")));
+    assert_eq!(followed.micro_batches, 2 * r.micro_batches);
+    assert!((followed.throughput / r.throughput - claimed).abs() < 0.01);
+    // Where twice the micro-batches in flight do not fit, it says so instead of a speed-up.
+    let r = step("model=gpt3-175b&gpu=a100&gpus=512&tp=1&pp=32&batch=256&micro=2&sp=1");
+    assert!(
+        r.advice.contains("needs 101 GiB of 72 usable"),
+        "{}",
+        r.advice
+    );
 }
 
 /// Pipelines shard the optimizer state only (DeepSpeed refuses ZeRO-2/3 with a pipeline,

@@ -1029,24 +1029,38 @@ fn bubble_advice(sc: &Scenario, s: &Setup, r: &StepResult) -> String {
             "Interleaving {vpp} smaller stages per GPU (vpp={vpp}) → {x:.2}× faster at the same batch."
         );
     }
+    // Twice the micro-batches at the same micro-batch size (under strong scaling a larger
+    // batch alone grows the micro-batch, and the bubble with it), where their activations
+    // still fit: a stage holds up to pp micro-batches in flight.
+    let (batch, micro) = (s.batch * 2, s.micro);
     let bigger = Scenario {
-        batch: Some(s.batch * 2),
+        batch: Some(batch),
+        micro: Some(micro),
         ..sc.clone()
     };
-    let Ok((s2, r2)) = bigger
-        .setup()
-        .and_then(|s2| evaluate_setup(&s2).map(|r2| (s2, r2)))
-    else {
+    let change = format!("batch={batch} at micro={micro}");
+    let Ok(s2) = bigger.setup() else {
+        return "More micro-batches per step (a larger batch) shrink the bubble.".to_string();
+    };
+    let m2 = memory(&s2);
+    if !m2.fits() {
+        return format!(
+            "More micro-batches per step would shrink the bubble, but {change} needs {:.0} GiB of {:.0} usable.",
+            m2.total() / GIB,
+            m2.capacity / GIB
+        );
+    }
+    let Ok(r2) = evaluate_setup(&s2) else {
         return "More micro-batches per step (a larger batch) shrink the bubble.".to_string();
     };
     let more = r2.throughput / r.throughput;
     let days = goodput::goodput(&s2, &r2).days / goodput::goodput(s, r).days;
     if days > 1.02 {
         format!(
-            "2× more micro-batches per step → {more:.2}× more throughput, but {days:.2}× the time to train: past the critical batch each sample teaches less."
+            "2× more micro-batches per step ({change}) → {more:.2}× more throughput, but {days:.2}× the time to train: past the critical batch each sample teaches less."
         )
     } else {
-        format!("2× more micro-batches per step → {more:.2}× more throughput.")
+        format!("2× more micro-batches per step ({change}) → {more:.2}× more throughput.")
     }
 }
 
