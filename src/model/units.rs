@@ -123,9 +123,18 @@ pub fn days_text(d: f64) -> String {
     } else if d * 24.0 >= 1.0 {
         format!("{:.1} hours", d * 24.0)
     } else if d * 1440.0 >= 1.0 {
-        format!("{:.0} minutes", d * 1440.0)
+        tenths_below_ten(d * 1440.0, "minutes")
     } else {
-        format!("{:.0} seconds", d * 86400.0)
+        tenths_below_ten(d * 86400.0, "seconds")
+    }
+}
+
+/// `x` units, with a decimal below ten ("1.5 minutes", not "1 minutes" for 1.46).
+fn tenths_below_ten(x: f64, unit: &str) -> String {
+    if x < 9.95 {
+        format!("{x:.1} {unit}")
+    } else {
+        format!("{x:.0} {unit}")
     }
 }
 

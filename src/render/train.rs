@@ -728,6 +728,9 @@ mod tests {
         assert_eq!(days_text(557.8), "558 days");
         assert_eq!(days_text(0.4), "9.6 hours");
         assert_eq!(days_text(0.0115), "17 minutes");
+        // A decimal below ten: not "1 minutes" for 1.46.
+        assert_eq!(days_text(1.46 / 1440.0), "1.5 minutes");
+        assert_eq!(days_text(6.0 / 86400.0), "6.0 seconds");
         assert_eq!(money(70054.4), "$70,054");
         assert_eq!(money(31_181_651.0), "$31.2 M");
         assert_eq!(compact_count(1.5e13), "15T");
