@@ -223,35 +223,37 @@ fn run_file_command(cmd: &str, args: &[&str]) -> Result<String, String> {
             sc.set(key, value).map_err(|e| e.to_string())?;
         }
     }
-    sc.validate().map_err(|e| e.to_string())?;
-    // What neither the header nor the scenario says is the default's: a fit on the wrong GPU
-    // or count reads as a slow cluster, so the calibration says what it assumed (a device the
-    // catalog does not know by its name).
-    let unsaid = |key: &str| !stated.contains(&key) && !told.iter().any(|(k, _)| *k == key);
-    let assumed = match run.devices.first().filter(|_| run.gpu_id().is_none()) {
-        Some(d) if unsaid("gpu") => Some(format!(
-            "the run's GPU, {d}, is not in the catalog, so gpu={} was assumed: give the nearest in the scenario",
-            sc.gpu.id
-        )),
-        _ => {
-            let (what, keys): (Vec<&str>, Vec<String>) = [
-                ("GPU", "gpu", sc.gpu.id.to_string()),
-                ("GPU count", "gpus", sc.gpus.to_string()),
-            ]
-            .into_iter()
-            .filter(|(_, key, _)| unsaid(key))
-            .map(|(what, key, value)| (what, format!("{key}={value}")))
-            .unzip();
-            (!keys.is_empty()).then(|| {
-                format!(
-                    "the run does not say its {}, so {} {} assumed: give the run's own in the scenario",
-                    what.join(" or "),
-                    keys.join(" and "),
-                    if keys.len() == 1 { "was" } else { "were" }
-                )
-            })
+    sc.validate().map_err(|e| {
+        // A refusal of values the header gave, not the user: say where they came from.
+        let from_header: Vec<String> = told
+            .iter()
+            .filter(|(k, _)| !stated.contains(k) && e.key.split('+').any(|x| x == *k))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        if from_header.is_empty() {
+            e.to_string()
+        } else {
+            format!(
+                "{e} ({} read from the run's header: {}; give the keys in the scenario to override)",
+                from_header.join(" and "),
+                crate::render::measured::inferred(&run).join(", ")
+            )
         }
-    };
+    })?;
+    // What neither the header nor the scenario says is the default's.
+    let unsaid = |key: &str| !stated.contains(&key) && !told.iter().any(|(k, _)| *k == key);
+    let mut assumed: Vec<String> = run
+        .assumed(&sc, &unsaid, "the scenario")
+        .into_iter()
+        .collect();
+    // A stated collective the run contradicts: the run's is fitted.
+    if let Some(op) = run.op.filter(|&op| stated.contains(&"op") && op != sc.op) {
+        assumed.push(format!(
+            "the run measures {}, the scenario says op={}: the run's collective is the one fitted",
+            op.id(),
+            sc.op.id()
+        ));
+    }
     match cmd {
         "calibrate" => nccl_tests::calibrate(&run, &sc).map(|mut c| {
             c.warnings.extend(assumed);

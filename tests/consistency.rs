@@ -686,15 +686,22 @@ fn calibrate_says_what_it_assumed() {
         let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
         v["warnings"].as_array().unwrap().clone()
     };
-    let unsaid = warnings("");
-    assert!(
-        unsaid.iter().any(|w| w
-            .as_str()
-            .unwrap()
-            .contains("gpu=h100 and gpus=8 were assumed")),
-        "{unsaid:?}"
-    );
-    assert!(warnings("gpu=a100&gpus=8").is_empty());
+    // Its -g 8 with no rank listed is its count (one process): only the GPU is assumed.
+    let said = |q: &str, what: &str| {
+        let w = warnings(q);
+        w.iter().any(|w| w.as_str().unwrap().contains(what))
+    };
+    assert!(said("", "so gpu=h100 was assumed"));
+    assert!(!said("", "gpus="));
+    assert!(!said("gpu=a100", "assumed"));
+    // Its small messages carry the single thread's launches: a latency calibration above 1
+    // says so (calib_lat=3.2 went out without a word).
+    assert!(said("gpu=a100", "overstates the collective's latency"));
+    // A stated collective the run contradicts is named.
+    assert!(said(
+        "gpu=a100&op=allgather",
+        "the scenario says op=allgather"
+    ));
     // A device the catalog does not know is named, not called missing.
     let l40s = std::env::temp_dir().join("scaling-lab-l40s.txt");
     std::fs::write(
@@ -711,6 +718,22 @@ fn calibrate_says_what_it_assumed() {
             .contains("the run's GPU, NVIDIA L40S, is not in the catalog, so gpu=h100 was assumed"),
         "{}",
         out.stdout
+    );
+    // Values the header gave, refused, are said to come from it (15 ranks on 2 hosts).
+    let fifteen = std::env::temp_dir().join("scaling-lab-fifteen.txt");
+    let a3 = std::fs::read_to_string(file.replace(
+        "all_reduce_8_a100_mlengineering",
+        "all_reduce_2x8_h100_a3mega",
+    ))
+    .unwrap();
+    let kept: Vec<&str> = a3.lines().filter(|l| !l.contains("Rank 15 ")).collect();
+    assert_eq!(kept.len() + 1, a3.lines().count());
+    std::fs::write(&fifteen, kept.join("\n")).unwrap();
+    let out = cli::run(&["calibrate".into(), fifteen.to_string_lossy().into_owned()]);
+    assert!(
+        out.stderr.contains("gpus=15 read from the run's header"),
+        "{}",
+        out.stderr
     );
     // One GPU has nothing to calibrate.
     let one = cli::run(&["calibrate".into(), file.into(), "gpu=a100&gpus=1".into()]);

@@ -67,10 +67,60 @@ pub struct Run {
 }
 
 impl Run {
-    /// GPUs per node the header implies (ranks over hosts), when it lists both.
+    /// GPUs the run used: the ranks its header lists, else those its command drives with no
+    /// rank listed (`-g 8`, `nGpus 8`: one process assumed, as a trimmed single-node table
+    /// comes from). A `-g 8` run read as "not saying" was compared with whatever cluster the
+    /// explorer had: 1,024 H100s for an 8-A100 node.
+    pub fn gpus(&self) -> Option<u32> {
+        (self.ranks > 0)
+            .then_some(self.ranks)
+            .or(self.gpus_per_thread)
+    }
+
+    /// GPUs per node the header implies (ranks over hosts), when it lists both; for one
+    /// process with no rank listed, the GPUs it drives.
     pub fn per_node(&self) -> Option<u32> {
+        if self.ranks == 0 && self.hosts.is_empty() {
+            return self.gpus_per_thread;
+        }
         let hosts = u32::try_from(self.hosts.len()).ok()?;
         (hosts > 0 && self.ranks >= hosts && self.ranks % hosts == 0).then(|| self.ranks / hosts)
+    }
+
+    /// What the comparison assumes that the run does not say, for scenario `sc`: a fit on the
+    /// wrong GPU or count reads as a slow cluster, so it is said (a device the catalog does not
+    /// know, by its name). `unsaid(key)` tells whether nobody gave the key; `whose` names where
+    /// to give the run's own ("the scenario", "the explorer").
+    pub fn assumed(
+        &self,
+        sc: &super::scenario::Scenario,
+        unsaid: &dyn Fn(&str) -> bool,
+        whose: &str,
+    ) -> Option<String> {
+        match self.devices.first().filter(|_| self.gpu_id().is_none()) {
+            Some(d) if unsaid("gpu") => Some(format!(
+                "the run's GPU, {d}, is not in the catalog, so gpu={} was assumed: give the nearest in {whose}",
+                sc.gpu.id
+            )),
+            _ => {
+                let (what, keys): (Vec<&str>, Vec<String>) = [
+                    ("GPU", "gpu", sc.gpu.id.to_string()),
+                    ("GPU count", "gpus", sc.gpus.to_string()),
+                ]
+                .into_iter()
+                .filter(|(_, key, _)| unsaid(key))
+                .map(|(what, key, value)| (what, format!("{key}={value}")))
+                .unzip();
+                (!keys.is_empty()).then(|| {
+                    format!(
+                        "the run does not say its {}, so {} {} assumed: give the run's own in {whose}",
+                        what.join(" or "),
+                        keys.join(" and "),
+                        if keys.len() == 1 { "was" } else { "were" }
+                    )
+                })
+            }
+        }
     }
 
     /// How the collective was read where the run does not name it (`None` where it does).
@@ -135,10 +185,17 @@ fn number(s: &str) -> Option<f64> {
 
 /// A size as printed: digits, perhaps grouped with `_` (a trimmed table).
 fn size(t: &str) -> Option<u64> {
-    let digits: String = t.chars().filter(|c| *c != '_').collect();
-    (!digits.is_empty() && !t.starts_with('_'))
-        .then(|| digits.parse::<u64>().ok())
+    is_size(t)
+        .then(|| t.replace('_', "").parse::<u64>().ok())
         .flatten()
+}
+
+/// Whether a word is written as a size (digits, perhaps grouped with `_`), whatever its value:
+/// a data line's first word.
+fn is_size(t: &str) -> bool {
+    !t.starts_with('_')
+        && t.chars().any(|c| c.is_ascii_digit())
+        && t.chars().all(|c| c.is_ascii_digit() || c == '_')
 }
 
 /// What a data line's columns say of its collective: its reduction, and whether its count is
@@ -169,7 +226,7 @@ fn data_line(tokens: &[&str]) -> Result<(Row, f64, Columns), String> {
     let size = tokens
         .first()
         .and_then(|t| size(t))
-        .ok_or("the size is not a whole number")?;
+        .ok_or("the size is out of range (above 2^64 bytes)")?;
     let ty = match tokens.iter().position(|t| TYPES.contains(t)) {
         Some(i) => i,
         // A trimmed table: size, then time, algbw, busbw.
@@ -315,7 +372,7 @@ pub fn parse(text: &str) -> Run {
         }
         let tokens: Vec<&str> = line.split_whitespace().collect();
         // Data lines start with a size; anything else (banners, warnings) is not a table row.
-        if tokens.first().is_some_and(|t| size(t).is_some()) && tokens.len() >= 3 {
+        if tokens.first().is_some_and(|t| is_size(t)) && tokens.len() >= 3 {
             match data_line(&tokens) {
                 Ok((r, wrong, c)) => {
                     if c.counted && seen.is_none() {
@@ -530,19 +587,35 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
             run.wrong.len()
         ));
     }
-    if run.ranks > 0 && run.ranks != setup.gpus {
+    if let Some(n) = run.gpus().filter(|&n| n != setup.gpus) {
         warnings.push(format!(
-            "the run has {} ranks, the scenario gpus={}: the fit is for the scenario's cluster",
-            run.ranks, setup.gpus
+            "the run has {n} ranks, the scenario gpus={}: the fit is for the scenario's cluster",
+            setup.gpus
         ));
     }
     if let Some(pn) = run
         .per_node()
-        .filter(|&pn| pn != setup.per_node && run.ranks == setup.gpus)
+        .filter(|&pn| pn != setup.per_node && run.gpus() == Some(setup.gpus))
     {
         warnings.push(format!(
             "the run has {pn} ranks a host, the scenario per_node={}",
             setup.per_node
+        ));
+    }
+    if let Some(g) = run.gpus_per_thread.filter(|&g| g > 1 && lat > 1.0) {
+        warnings.push(format!(
+            "the run drives {g} GPUs from each host thread (-g {g}): its small messages carry that thread's launches, one GPU after another, which training (a process per GPU) does not pay, so calib_lat={} overstates the collective's latency; run it with -g 1 and a process per GPU",
+            round(lat)
+        ));
+    }
+    let mut sizes = sizes;
+    sizes.sort_by(f64::total_cmp);
+    let repeated = sizes.windows(2).filter(|w| w[0] == w[1]).count();
+    if repeated > 0 {
+        warnings.push(format!(
+            "{repeated} size{} appear{} more than once (two runs pasted together?): each line is fitted as its own measurement",
+            if repeated == 1 { "" } else { "s" },
+            if repeated == 1 { "s" } else { "" }
         ));
     }
     sc.set(key, &round(bw).to_string())
@@ -551,7 +624,7 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
         .map_err(|e| e.to_string())?;
     Ok(Calibration {
         rows,
-        ranks: run.ranks,
+        ranks: run.gpus().unwrap_or(0),
         tier: if network { "network" } else { "intra" },
         fit: measured,
         model_fit,
@@ -641,6 +714,34 @@ mod tests {
             (named.op, named.op_from_columns),
             (Some(Op::AllReduce), false)
         );
+    }
+
+    /// A size too large for 64 bits is a line that could not be read, named (it vanished);
+    /// a table pasted twice is said to repeat its sizes.
+    #[test]
+    fn an_unreadable_size_is_named_and_repeated_sizes_are_warned() {
+        let line = "1048576 262144 float sum -1 250.0 4.19 3.15 0 249.0 4.21 3.16 0\n4194304 1048576 float sum -1 900.0 4.66 3.50 0 899.0 4.67 3.50 0\n";
+        let run = parse(&format!(
+            "99999999999999999999999 1 float sum -1 5.0 1 1 0 5 1 1 0\n{line}"
+        ));
+        assert_eq!(run.rows.len(), 2);
+        assert_eq!(run.problems.len(), 1);
+        assert!(
+            run.problems[0].1.contains("out of range"),
+            "{:?}",
+            run.problems
+        );
+        let sc = super::super::scenario::Scenario::parse("gpus=8").unwrap();
+        let twice = calibrate(&parse(&format!("{line}{line}")), &sc).unwrap();
+        assert!(
+            twice
+                .warnings
+                .iter()
+                .any(|w| w.contains("2 sizes appear more than once")),
+            "{:?}",
+            twice.warnings
+        );
+        assert!(calibrate(&parse(line), &sc).unwrap().warnings.is_empty());
     }
 
     #[test]

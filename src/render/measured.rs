@@ -130,6 +130,11 @@ pub fn inferred(run: &Run) -> Vec<String> {
             run.ranks,
             if run.ranks == 1 { "" } else { "s" }
         ));
+    } else if let Some(g) = run.gpus() {
+        v.push(format!(
+            "-g {g} with no rank listed → {g} GPU{} in one process",
+            if g == 1 { "" } else { "s" }
+        ));
     }
     if !run.hosts.is_empty() {
         let n = run.hosts.len();
@@ -154,8 +159,8 @@ pub fn header_keys(run: &Run) -> Vec<(&'static str, String)> {
     if let Some(p) = run.per_node().filter(|p| (1..=72).contains(p)) {
         v.push(("per_node", p.to_string()));
     }
-    if run.ranks > 0 {
-        v.push(("gpus", run.ranks.to_string()));
+    if let Some(g) = run.gpus() {
+        v.push(("gpus", g.to_string()));
     }
     if let Some(g) = run.gpu_id() {
         v.push(("gpu", g.to_string()));
@@ -301,7 +306,14 @@ pub fn explain(run: &Run, explorer: &Scenario) -> Result<Explained, String> {
         model_fit,
         crossover,
         findings,
-        calibration: nccl_tests::calibrate(run, &base),
+        calibration: nccl_tests::calibrate(run, &base).map(|mut c| {
+            // The explorer's GPU and count stand where the run does not say its own.
+            let told = header_keys(run);
+            let unsaid = |key: &str| !told.iter().any(|(k, _)| *k == key);
+            c.warnings
+                .extend(run.assumed(&base, &unsaid, "the explorer"));
+            c
+        }),
     })
 }
 
@@ -317,12 +329,12 @@ fn findings(
         return out;
     };
     let nodes = s.nodes();
-    if run.ranks > 0 && run.ranks != s.gpus {
+    if let Some(n) = run.gpus().filter(|&n| n != s.gpus) {
         out.push(Finding {
             cause: Cause::Ranks,
             headline: format!(
-                "The run has {} ranks, the explorer {} GPUs: the model answers for {}.",
-                run.ranks, s.gpus, s.gpus
+                "The run has {n} ranks, the explorer {} GPUs: the model answers for {}.",
+                s.gpus, s.gpus
             ),
             detail: "Set the GPU count below to the run's ranks to compare like with like.".into(),
         });
@@ -984,9 +996,24 @@ mod tests {
                 ("gpu", "h100".to_string())
             ]
         );
-        // A trimmed table tells nothing about the cluster.
+        // A trimmed table with no rank listed tells its count by -g 8 (one process): it was
+        // read as saying nothing, and compared with the explorer's 1,024 GPUs.
         let (trimmed, _) = sample(1);
-        assert!(header_keys(&trimmed).is_empty());
+        assert_eq!(
+            header_keys(&trimmed),
+            vec![("per_node", "8".to_string()), ("gpus", "8".to_string())]
+        );
+        assert!(inferred(&trimmed)
+            .join("; ")
+            .contains("-g 8 with no rank listed"));
+        // It does not say its GPU: the comparison on the explorer's says which it took.
+        let h100 = Scenario::parse("gpus=8").unwrap();
+        let e = explain(&trimmed, &h100).unwrap();
+        assert!(
+            e.calibration_text().contains("so gpu=h100 was assumed"),
+            "{}",
+            e.calibration_text()
+        );
     }
 
     #[test]
