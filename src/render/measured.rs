@@ -373,6 +373,17 @@ fn findings(
         } else {
             "The GPUs' links inside a node bound the run. Check that every NVLink is up (nvidia-smi nvlink --status), that the NVSwitch Fabric Manager is running, and that peer-to-peer is not disabled (NCCL_P2P_DISABLE, NCCL_P2P_LEVEL); one GPU throttled by power or heat slows the whole ring."
         };
+        // A run that does not name its GPU is compared on the explorer's: a slower GPU's
+        // fabric reads as a broken one (an 8-A100 run on the explorer's H100s was told to
+        // check its NVLinks).
+        let detail = if run.gpu_id().is_none() {
+            format!(
+                "The run does not name its GPU, so it is compared as {}: if its GPUs are another kind, set them first. {detail}",
+                s.gpu.name
+            )
+        } else {
+            detail.to_string()
+        };
         out.push(Finding {
             cause: Cause::PlateauLow,
             headline: format!(
@@ -381,7 +392,7 @@ fn findings(
                 gbs(measured),
                 gbs(modelled)
             ),
-            detail: detail.into(),
+            detail,
         });
         if pcie && s.gpus > 2 {
             out.push(Finding {
@@ -1013,6 +1024,15 @@ mod tests {
             e.calibration_text().contains("so gpu=h100 was assumed"),
             "{}",
             e.calibration_text()
+        );
+        // Its NVLink 3 plateau reads low on H100s: the finding says the GPU was not named
+        // before it sends the reader to check NVLinks.
+        assert!(
+            finding(&e, Cause::PlateauLow)
+                .detail
+                .starts_with("The run does not name its GPU, so it is compared as NVIDIA H100"),
+            "{}",
+            finding(&e, Cause::PlateauLow).detail
         );
     }
 
