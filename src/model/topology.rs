@@ -124,18 +124,25 @@ pub fn expected_max_load(flows: f64, bins: f64) -> f64 {
     if bins <= 1.0 {
         return flows;
     }
-    // The rounds of one collective ask the same question again and again: remember the last
-    // answer (a sweep evaluates thousands of collectives).
+    // The rounds of one collective, and the same counts on other fabrics and networks, ask
+    // the same questions again and again: remember recent answers, one slot per question's
+    // hash (a sweep evaluates thousands of collectives).
+    const SLOTS: usize = 64;
+    type Slot = std::cell::Cell<(f64, f64, f64)>;
     thread_local! {
-        static LAST: std::cell::Cell<(f64, f64, f64)> = const { std::cell::Cell::new((0.0, 0.0, 0.0)) };
+        static SEEN: [Slot; SLOTS] = const { [const { Slot::new((0.0, 0.0, 0.0)) }; SLOTS] };
     }
-    let (f, b, e) = LAST.with(|c| c.get());
-    if f == flows && b == bins {
-        return e;
-    }
-    let e = max_load_sum(flows, bins);
-    LAST.with(|c| c.set((flows, bins, e)));
-    e
+    let key = flows.to_bits().wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ bins.to_bits();
+    let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SLOTS;
+    SEEN.with(|seen| {
+        let (f, b, e) = seen[slot].get();
+        if f == flows && b == bins {
+            return e;
+        }
+        let e = max_load_sum(flows, bins);
+        seen[slot].set((flows, bins, e));
+        e
+    })
 }
 
 /// The sum behind [`expected_max_load`].
