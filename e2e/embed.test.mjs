@@ -152,3 +152,14 @@ test('the embedded validation widget is a summary and a chart; its rows open on 
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+test('an embedded calculator whose model does not fit times nothing', async () => {
+  const { page, context, problems } = await openPage(env, 'embed=calculator&theme=dark&heading=0&gpus=1024&gpu=h100&inter=tcp100&model=llama3-70b',
+    { viewport: { width: 500, height: 900 } });
+  await page.locator('[data-testid=run-note]').waitFor();
+  assert.equal(await page.locator('[data-testid=run-note]').textContent(), 'Nothing is timed until the model fits in memory.');
+  assert.equal(await page.locator('[data-testid=run-bar]').count(), 0);
+  await page.screenshot({ path: path.join(shots, 'embed-calculator-unfit-dark-500.png'), fullPage: true });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

@@ -115,6 +115,11 @@ test('a setup that does not fit is greyed and its fix is one click away', async 
     assert.ok(opacity < 0.8, `the headline numbers are greyed (${opacity})`);
     assert.equal(await page.locator('[data-testid=run-note]').textContent(), 'Nothing is timed until the model fits in memory.');
     assert.equal(await page.locator('[data-testid=time-to-train]').textContent(), '—');
+    // Nothing timed means nothing timed: no elapsed-time bar under the run's cards, and no
+    // "chosen" ring on the time-to-train chart (it was drawn at ~300 days).
+    assert.equal(await page.locator('[data-testid=run-bar]').count(), 0, `${name}: the run bar shows timings`);
+    assert.equal(await page.locator('[data-testid=chart-time-to-train]').getAttribute('data-chosen'), null,
+      `${name}: the time-to-train chart marks a count that does not fit`);
     const fix = page.locator('[data-testid=apply-fix]');
     assert.match(await fix.textContent(), /^Apply: /);
     await page.locator('#results').scrollIntoViewIfNeeded();
@@ -123,6 +128,10 @@ test('a setup that does not fit is greyed and its fix is one click away', async 
     await note.waitFor({ state: 'detached' });
     assert.match(await page.locator('[data-testid=memory]').textContent(), /— fits/);
     await page.waitForFunction(() => location.hash.includes('tp=8'));
+    // Fitted, the run is timed again: its bar and its ring are back.
+    await page.locator('[data-testid=run-bar]').waitFor({ state: 'attached' });
+    const gpus = await page.locator('[data-testid=gpus]').inputValue();
+    assert.equal(await page.locator('[data-testid=chart-time-to-train]').getAttribute('data-chosen'), gpus);
     // The fix is a discrete action: Back returns to the setup that did not fit.
     await page.goBack();
     await note.waitFor();

@@ -201,7 +201,7 @@ fn redraw(
                 .with(|d| draw(&root, Figure::Breakdown(d), &style)),
         ),
         "chart-time-to-train" => Some(
-            lab.run
+            lab.run_drawn
                 .with(|d| draw(&root, Figure::TimeToTrain(d), &style)),
         ),
         "chart-compare" => Some(

@@ -27,10 +27,16 @@ pub fn RunCard() -> impl IntoView {
             _ => "—".to_string(),
         })
     };
+    // Where the run's time goes, only for a run that is timed: one that does not fit in
+    // memory has no bar (its cards are dashes).
     let share = Memo::new(move |_| {
         let chosen = lab.scenario.with(|s| s.gpus);
-        lab.shares
-            .with(|s| s.points.iter().find(|p| p.gpus == chosen).copied())
+        let fits = lab.run.with(|d| d.chosen_point().is_some_and(|p| p.fits));
+        fits.then(|| {
+            lab.shares
+                .with(|s| s.points.iter().find(|p| p.gpus == chosen).copied())
+        })
+        .flatten()
     });
     let parts = move || {
         share.with(|p| {
@@ -75,25 +81,28 @@ pub fn RunCard() -> impl IntoView {
                     <dd data-testid="cost">{move || at(&|_, p| money(p.cost))}</dd>
                 </div>
             </dl>
-            <div class="stack" role="img" data-testid="run-bar"
-                aria-label=move || {
-                    let s: Vec<String> = parts().into_iter()
-                        .map(|(i, _, s)| format!("{} {:.0} %", RUN_PARTS[i], 100.0 * s))
-                        .collect();
-                    format!("Elapsed time of the run: {}", s.join(", "))
-                }>
-                {move || parts().into_iter().map(|(i, v, s)| view! {
-                    <span class="seg" style:width=format!("{:.2}%", 100.0 * s)
-                        style:background=css(RUN_PART_COLOURS[i])
-                        title=format!("{}: {} per step ({:.0} %)", RUN_PARTS[i], duration(v), 100.0 * s)></span>
-                }).collect_view()}
-            </div>
-            <ul class="legend">
-                {move || parts().into_iter().map(|(i, v, s)| view! {
-                    <li><span class="swatch" style:background=css(RUN_PART_COLOURS[i])></span>
-                        {format!("{} {} ({:.0} %)", RUN_PARTS[i], duration(v), 100.0 * s)}</li>
-                }).collect_view()}
-            </ul>
+            // No bar for a run that is not timed (a model that does not fit).
+            {move || share.with(Option::is_some).then(|| view! {
+                <div class="stack" role="img" data-testid="run-bar"
+                    aria-label=move || {
+                        let s: Vec<String> = parts().into_iter()
+                            .map(|(i, _, s)| format!("{} {:.0} %", RUN_PARTS[i], 100.0 * s))
+                            .collect();
+                        format!("Elapsed time of the run: {}", s.join(", "))
+                    }>
+                    {move || parts().into_iter().map(|(i, v, s)| view! {
+                        <span class="seg" style:width=format!("{:.2}%", 100.0 * s)
+                            style:background=css(RUN_PART_COLOURS[i])
+                            title=format!("{}: {} per step ({:.0} %)", RUN_PARTS[i], duration(v), 100.0 * s)></span>
+                    }).collect_view()}
+                </div>
+                <ul class="legend">
+                    {move || parts().into_iter().map(|(i, v, s)| view! {
+                        <li><span class="swatch" style:background=css(RUN_PART_COLOURS[i])></span>
+                            {format!("{} {} ({:.0} %)", RUN_PARTS[i], duration(v), 100.0 * s)}</li>
+                    }).collect_view()}
+                </ul>
+            })}
             <p class="hint terms" data-testid="run-terms">"What these mean: "
                 <Term id="ettr">"ETTR"</Term> ", " <Term id="goodput">"goodput"</Term> ", "
                 <Term id="mttf">"MTTF"</Term> ", " <Term id="straggler">"stragglers"</Term> ", "
