@@ -230,3 +230,23 @@ test('the handout on a phone fits the screen', async () => {
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+test('after the reveal the explorer and the presenter\'s chart show the scenario the answer is about', async () => {
+  for (const [name, viewport] of [['1920', { width: 1920, height: 1080 }], ['1280', { width: 1280, height: 720 }]]) {
+    const { page, context, problems } = await openPage(env, 'presenter=1&lesson=one-box', { viewport });
+    await page.locator('[data-testid=lesson]').waitFor();
+    // The scene: one GPU.
+    await page.waitForFunction(() => /(^|&)gpus=1(&|$)/.test(location.hash.slice(1)));
+    await page.locator('[data-testid=lesson-choice]').nth(2).check();
+    await page.locator('[data-testid=lesson-reveal]').click();
+    await page.locator('[data-testid=lesson-answer]').waitFor();
+    // The answer is about 8 GPUs: the chart the class sees marks 8, not the 1-GPU baseline.
+    await page.waitForFunction(() => /(^|&)gpus=8(&|$)/.test(location.hash.slice(1)));
+    await page.waitForFunction(() => /^At 8 GPUs/.test(document.querySelector('[data-testid=chart-speedup-readout]').textContent));
+    assert.match(await page.locator('[data-testid=lesson-answer]').textContent(), /The model says 7\.\d+×/);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(shots, `presenter-one-box-revealed-${name}.png`) });
+    assert.deepEqual(problems.console, []);
+    await context.close();
+  }
+});

@@ -233,6 +233,17 @@ impl Step {
         self.reveal.value(&self.scenario)
     }
 
+    /// The scenario the answer is about, which the explorer shows once the step is revealed:
+    /// a ratio's `to` side (one-box sets up 1 GPU and asks about 8), a value's or share's own
+    /// query, else the step's scenario.
+    pub fn answer_scenario(&self) -> &str {
+        match &self.reveal {
+            Reveal::Ratio { to, .. } => to,
+            Reveal::Value { query: Some(q), .. } | Reveal::Share { query: Some(q), .. } => q,
+            _ => &self.scenario,
+        }
+    }
+
     /// The chart this step is about: its own, else the speedup chart.
     pub fn chart(&self) -> &str {
         self.chart.as_deref().unwrap_or(CHARTS[0])
@@ -437,6 +448,28 @@ mod tests {
         assert_eq!(chart("memory-wall", 0), "results");
         assert_eq!(chart("latency-bandwidth", 0), "collective");
         assert_eq!(chart("bubble", 0), "timeline");
+    }
+
+    /// After the reveal the explorer shows the scenario the answer is about: a presenter's
+    /// chart marks the 8 GPUs of one-box's 7.9×, not the 1 GPU it starts from.
+    #[test]
+    fn a_revealed_step_shows_the_scenario_its_answer_is_about() {
+        let ls = lessons().unwrap();
+        let step = |id: &str, i: usize| ls.iter().find(|l| l.id == id).unwrap().steps[i].clone();
+        let gpus = |q: &str| Scenario::parse(q).unwrap().gpus;
+        let one_box = step("one-box", 0);
+        assert_eq!(gpus(&one_box.scenario), 1, "the scene: one GPU");
+        assert_eq!(gpus(one_box.answer_scenario()), 8, "the answer: eight");
+        let routing = step("routing", 0);
+        assert!(routing.answer_scenario().contains("routing=adaptive"));
+        // A step whose scenario already is the answer's keeps it.
+        let ib = step("leaving-the-box", 1);
+        assert_eq!(ib.answer_scenario(), ib.scenario);
+        for l in &ls {
+            for s in &l.steps {
+                Scenario::parse(s.answer_scenario()).unwrap();
+            }
+        }
     }
 
     #[test]

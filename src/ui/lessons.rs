@@ -205,7 +205,14 @@ pub fn Lessons() -> impl IntoView {
     let go = move |l: &Lesson, k: usize| {
         summary.set(None);
         lab.lesson.set(Some((l.id.clone(), k)));
-        lab.load(&l.steps[k].scenario);
+        // A step already revealed shows the scenario its answer is about.
+        let s = &l.steps[k];
+        let revealed = progress.with_untracked(|p| p.lesson == l.id && p.outcome(k).is_some());
+        lab.load(if revealed {
+            s.answer_scenario()
+        } else {
+            &s.scenario
+        });
         pin_for(lab, &l.steps[k], lesson_pin);
         focus_to_top(HEADING);
     };
@@ -337,11 +344,21 @@ fn LessonStep(
     let outcome = move || progress.with(|p| p.outcome(k).cloned());
     let revealed = move || progress.with(|p| p.outcome(k).is_some());
     let l_reveal = lesson.clone();
+    let answer_scenario = step.answer_scenario().to_string();
     let reveal = move |_| {
         let c = choice.get_untracked();
         progress.update(|p| {
             p.reveal(&l_reveal, k, c);
         });
+        // The explorer moves to the scenario the answer is about (one-box's 8 GPUs, not the
+        // 1 it starts from), so the chart a presenter projects marks it; part of the reveal,
+        // not a Back-button entry of its own.
+        if answer_scenario != lab.scenario.with_untracked(|s| s.to_query())
+            && answer_scenario != l_reveal.steps[k].scenario
+        {
+            lab.load(&answer_scenario);
+            lab.push_next.set_value(false);
+        }
         focus_by_id(ANSWER);
     };
     let (l_prev, l_next) = (lesson.clone(), lesson.clone());
