@@ -250,3 +250,43 @@ test('after the reveal the explorer and the presenter\'s chart show the scenario
     await context.close();
   }
 });
+
+test('the memory wall says its second step moves to 64 GPUs', async () => {
+  const { page, context, problems } = await openPage(env, 'lesson=memory-wall&step=2');
+  await page.locator('[data-testid=lesson]').waitFor();
+  assert.match(await page.locator('[data-testid=lesson-text]').textContent(), /8 servers, 64 GPUs/);
+  assert.match(await page.locator('.predict legend').textContent(), /64 GPUs/);
+  await page.waitForFunction(() => document.querySelector('[data-testid=gpus]').value === '64');
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('an embedded lesson points at no view it lacks, and its step link opens the app in a new tab', async () => {
+  const { page, context, problems } = await openPage(env, 'embed=lesson&theme=dark&heading=0&lesson=bubble', { viewport: { width: 500, height: 900 } });
+  await page.locator('[data-testid=lesson]').waitFor();
+  await page.locator('[data-testid=lesson-choice]').nth(2).check();
+  await page.locator('[data-testid=lesson-reveal]').click();
+  const answer = await page.locator('[data-testid=lesson-answer]').textContent();
+  assert.doesNotMatch(answer, /look at the gaps in the timeline/);
+  assert.match(answer, /explorer's step timeline/);
+  const link = page.locator('[data-testid=lesson-link]');
+  const href = await link.getAttribute('href');
+  assert.ok(href.startsWith(env.base), `absolute, to the app: ${href}`);
+  assert.doesNotMatch(href, /embed=|heading=|theme=/);
+  assert.match(href, /lesson=bubble&step=1/);
+  assert.equal(await link.getAttribute('target'), '_blank');
+  await page.screenshot({ path: path.join(shots, 'lesson-embed-bubble-revealed-500.png'), fullPage: true });
+  // The link opens the lesson in the full app.
+  const app = await openPage(env, href.slice(href.indexOf('#') + 1));
+  await app.page.locator('[data-testid=lesson]').waitFor();
+  assert.ok(await app.page.locator('.toolbar').isVisible());
+  await app.context.close();
+  // In the full page the link stays in the page.
+  const full = await openPage(env, 'lesson=bubble');
+  await full.page.locator('[data-testid=lesson]').waitFor();
+  assert.match(await full.page.locator('[data-testid=lesson-link]').getAttribute('href'), /^#.*lesson=bubble/);
+  assert.equal(await full.page.locator('[data-testid=lesson-link]').getAttribute('target'), null);
+  await full.context.close();
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

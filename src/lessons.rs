@@ -369,7 +369,10 @@ mod tests {
         assert_eq!(step("latency-bandwidth", 0).1, 90.0, "nearly all latency");
         assert_eq!(step("latency-bandwidth", 1).1, 10.0, "only a small share");
         let amdahl = step("amdahl", 0).0;
-        assert!((300.0..500.0).contains(&amdahl), "about 400×: {amdahl}");
+        assert!(
+            (300.0..512.0).contains(&amdahl),
+            "less than half of the ideal 1,024×: {amdahl}"
+        );
         let starving = step("starving", 0).0;
         assert!((40.0..60.0).contains(&starving), "about half: {starving}");
         let placement = step("placement", 0).0;
@@ -395,10 +398,50 @@ mod tests {
             "only about a third fewer: {steps}"
         );
         assert!(step("memory-wall", 0).0 > 80.0);
+        // Step 2 moves from 8 GPUs to 64: its text says so, or a class compares the two
+        // answers as if on the same 8 GPUs.
+        let wall = &ls.iter().find(|l| l.id == "memory-wall").unwrap().steps;
+        assert_eq!(Scenario::parse(&wall[0].scenario).unwrap().gpus, 8);
+        assert_eq!(Scenario::parse(&wall[1].scenario).unwrap().gpus, 64);
+        assert!(wall[1].text.contains("64 GPUs") && wall[1].question.contains("64 GPUs"));
         assert!(
             step("memory-wall", 1).0 < 72.0,
             "the split version fits an H100"
         );
+    }
+
+    /// A lesson is shown in the full page, the presenter layout (one chart beside it) and an
+    /// embed (no explorer at all): a text that points at a view names it as the explorer's, so
+    /// it holds where that view is not on screen.
+    #[test]
+    fn lesson_texts_name_the_explorer_for_the_views_they_point_at() {
+        let views = [
+            "animation",
+            "timeline",
+            "topology view",
+            "speedup chart",
+            "collective card",
+            "results name",
+        ];
+        for l in lessons().unwrap() {
+            for (i, s) in l.steps.iter().enumerate() {
+                for text in [&s.text, &s.question, &s.explain] {
+                    for v in views {
+                        for (at, _) in text.match_indices(v) {
+                            let before = &text[..at];
+                            assert!(
+                                before.ends_with("explorer's ")
+                                    || before.ends_with("explorer's step "),
+                                "{} step {}: '{v}' without saying where: {text}",
+                                l.id,
+                                i + 1
+                            );
+                        }
+                    }
+                }
+                assert!(!s.explain.contains("Watch the"), "{} step {}", l.id, i + 1);
+            }
+        }
     }
 
     #[test]

@@ -448,7 +448,11 @@ fn LessonStep(
                 }}
                 <button type="button" data-testid="lesson-exit" on:click=move |_| exit.run(())>"Exit lesson"</button>
                 <HandoutButton id=lesson.id.clone() />
-                <a href=move || format!("#{}", lab.hash())>"Link to this step"</a>
+                // In an embed the link leads to the app, in a new tab: a copied link to the
+                // bare widget would open the lesson without the explorer.
+                <a data-testid="lesson-link" href=move || step_link(lab)
+                    target=lab.embed.get_value().is_some().then_some("_blank")
+                    rel=lab.embed.get_value().is_some().then_some("noopener")>"Link to this step"</a>
                 <span class="hint" data-testid="lesson-progress">{move || {
                     let (a, r, _) = progress.with(|p| p.score());
                     if r > 0 { format!("Closest predictions so far: {a} of {r}") } else { String::new() }
@@ -456,6 +460,27 @@ fn LessonStep(
             </div>
         </div>
     }
+}
+
+/// The link to the current step: the hash in the full page; from an embed, the app's whole
+/// address without the embed's own keys (which widget, its heading, the host's theme).
+fn step_link(lab: Lab) -> String {
+    let hash = lab.hash();
+    if lab.embed.get_value().is_none() {
+        return format!("#{hash}");
+    }
+    let kept: Vec<&str> = hash
+        .split('&')
+        .filter(|p| {
+            !matches!(
+                p.split_once('=').map(|(k, _)| k),
+                Some("embed" | "heading" | "theme")
+            )
+        })
+        .collect();
+    let here = window().location().href().unwrap_or_default();
+    let base = here.split('#').next().unwrap_or_default();
+    format!("{base}#{}", kept.join("&"))
 }
 
 /// Pins the step's comparison scenario as A; a step without one ends a comparison an earlier
