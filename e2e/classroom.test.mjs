@@ -274,3 +274,17 @@ test('the run card and the controls link their terms to the glossary', async () 
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+test('projector mode at 1280×720: the animation fits the screen below its controls', async () => {
+  const { page, context, problems } = await openPage(env, 'projector=1&gpus=64&per_node=8&gpu=h100&inter=tcp100&nics=1&model=llama3-8b&zero=3',
+    { viewport: { width: 1280, height: 720 } });
+  await page.locator('[data-testid=anim-canvas]').waitFor();
+  await page.evaluate(() => document.querySelector('[data-testid=anim-panel]').scrollIntoView({ block: 'start' }));
+  await page.waitForTimeout(400);
+  const box = await page.locator('[data-testid=anim-canvas]').boundingBox();
+  assert.ok(box.height >= 280, `the canvas is ${box.height} px high`);
+  assert.ok(box.y + box.height <= 720, `the canvas ends at ${box.y + box.height} px, below the 720 px screen`);
+  await page.screenshot({ path: path.join(shots, 'projector-anim-1280x720.png') });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
