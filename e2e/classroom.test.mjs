@@ -288,3 +288,23 @@ test('projector mode at 1280×720: the animation fits the screen below its contr
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+test('presenter: the topology\'s leaf-switch labels keep projector-sized type', async () => {
+  for (const [name, viewport] of [['1920', { width: 1920, height: 1080 }], ['1280', { width: 1280, height: 720 }]]) {
+    for (const lesson of ['placement', 'routing']) {
+      const { page, context, problems } = await openPage(env, `presenter=1&lesson=${lesson}`, { viewport });
+      await page.locator('[data-testid=lesson-choice]').first().check();
+      await page.locator('[data-testid=lesson-reveal]').click();
+      await page.locator('[data-testid=lesson-answer]').waitFor();
+      const canvas = page.locator('[data-testid=topology-canvas]');
+      await page.waitForFunction(() => document.querySelector('[data-testid=topology-canvas]').hasAttribute('data-least-type'));
+      await page.waitForTimeout(300);
+      // Projector type is 11 px × 1.4; the labels were squeezed to 7 px to fit their boxes.
+      const least = Number(await canvas.getAttribute('data-least-type'));
+      assert.ok(least >= 10.5, `${name} ${lesson}: a label drawn at ${least} px`);
+      await page.screenshot({ path: path.join(shots, `presenter-${lesson}-${name}.png`) });
+      assert.deepEqual(problems.console, []);
+      await context.close();
+    }
+  }
+});

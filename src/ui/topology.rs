@@ -52,9 +52,48 @@ fn colour(ink: Ink, dark: bool) -> String {
     }
 }
 
+/// A label's text and type size within `room` device pixels, from its full size `full` (device
+/// pixels; `width(text, px)` measures): shrunk to fit down to 70 % of its size (never below
+/// 7 CSS px), then its last " · " parts dropped, each time at the largest size that fits, so
+/// a projector's leaf-switch label keeps readable type rather than shrinking to 7 px; at the
+/// smallest size, cut at a character with an ellipsis.
+fn fit_label(
+    text: &str,
+    room: f64,
+    full: f64,
+    dpr: f64,
+    width: impl Fn(&str, f64) -> f64,
+) -> (String, f64) {
+    let least = (0.7 * full).max(7.0 * dpr).min(full);
+    let fits_at = |t: &str| {
+        let w = width(t, full);
+        if w <= room || w <= 0.0 {
+            full
+        } else {
+            full * room / w
+        }
+    };
+    let mut shown = text.to_string();
+    loop {
+        let px = fits_at(&shown);
+        if px >= least {
+            return (shown, px);
+        }
+        match shown.rsplit_once(" · ") {
+            Some((head, _)) => shown = head.to_string(),
+            None => break,
+        }
+    }
+    while width(&shown, least) > room && shown.chars().count() > 2 {
+        let keep = shown.chars().count().saturating_sub(2);
+        shown = shown.chars().take(keep).collect::<String>() + "…";
+    }
+    (shown, least)
+}
+
 /// Paints a view on the canvas, `w`×`h` CSS pixels at `dpr` device pixels each (the screen's
 /// ratio, or an exported picture's scale), its text `type_scale` times its size (projector mode's
-/// larger type).
+/// larger type). Returns the smallest type drawn, in CSS pixels (for tests and embedding pages).
 pub(super) fn paint(
     canvas: &HtmlCanvasElement,
     v: &TopologyView,
@@ -62,7 +101,8 @@ pub(super) fn paint(
     dark: bool,
     dpr: f64,
     type_scale: f64,
-) {
+) -> f64 {
+    let mut least_px = f64::INFINITY;
     let (pw, ph) = size_backing_store(canvas, (w, h), dpr);
     let Some(ctx) = canvas
         .get_context("2d")
@@ -70,7 +110,7 @@ pub(super) fn paint(
         .flatten()
         .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
     else {
-        return;
+        return least_px;
     };
     let (cw, ch) = (f64::from(pw), f64::from(ph));
     let at = |p: Pos| (p.x * cw, p.y * ch);
@@ -145,28 +185,13 @@ pub(super) fn paint(
             } => {
                 let (x, y) = at(*p);
                 let room = max_w * cw - 8.0 * dpr;
-                let mut px = size * dpr * type_scale;
-                ctx.set_font(&format!("{px}px system-ui, sans-serif"));
-                let width = |t: &str| ctx.measure_text(t).map(|m| m.width()).unwrap_or(0.0);
-                let mut tw = width(text);
-                if tw > room && tw > 0.0 {
-                    px = (px * room / tw).max(7.0 * dpr);
+                let (shown, px) = fit_label(text, room, size * dpr * type_scale, dpr, |t, px| {
                     ctx.set_font(&format!("{px}px system-ui, sans-serif"));
-                    tw = width(text);
-                }
-                // Still too wide at the smallest type: cut at the last " · " part that fits,
-                // else at a character, with an ellipsis (it spilled out of its box).
-                let mut shown = text.clone();
-                while tw > room && shown.chars().count() > 2 {
-                    shown = match shown.rsplit_once(" · ") {
-                        Some((head, _)) => head.to_string(),
-                        None => {
-                            let keep = shown.chars().count().saturating_sub(2);
-                            shown.chars().take(keep).collect::<String>() + "…"
-                        }
-                    };
-                    tw = width(&shown);
-                }
+                    ctx.measure_text(t).map(|m| m.width()).unwrap_or(0.0)
+                });
+                least_px = least_px.min(px / dpr);
+                ctx.set_font(&format!("{px}px system-ui, sans-serif"));
+                let tw = ctx.measure_text(&shown).map(|m| m.width()).unwrap_or(0.0);
                 let text = &shown;
                 let x0 = match align {
                     Align::Left => x,
@@ -202,6 +227,7 @@ pub(super) fn paint(
             }
         }
     }
+    least_px
 }
 
 /// The job on the cluster's network: leaf groups, spines, pods, the placement, each tier's use
@@ -245,7 +271,10 @@ pub fn TopologyPanel() -> impl IntoView {
         view.with(|v| {
             if let Ok(v) = v {
                 let type_scale = if lab.projector.get() { 1.4 } else { 1.0 };
-                paint(&c, v, (w, h), dark, device_pixel_ratio(), type_scale);
+                let least = paint(&c, v, (w, h), dark, device_pixel_ratio(), type_scale);
+                if least.is_finite() {
+                    let _ = c.set_attribute("data-least-type", &format!("{least:.1}"));
+                }
             }
         });
         record_perf("topology-canvas", now_ms() - t0);
