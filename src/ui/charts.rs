@@ -268,18 +268,20 @@ fn CompareChooser() -> impl IntoView {
                 view! {
                     <label>
                         <input type="checkbox" data-testid=format!("compare-{id}")
-                            prop:checked=move || lab.compare.with(|c| c.contains(&id))
+                            prop:checked=move || lab.compare_nets.with(|c| c.contains(&id))
                             on:change=move |ev| {
                                 let on = event_target_checked(&ev);
-                                lab.compare.update(|c| {
-                                    c.retain(|x| *x != id);
-                                    if on {
-                                        c.push(id);
-                                        if c.len() > 4 {
-                                            c.remove(0);
-                                        }
+                                // The first tick makes the set the reader's own, from what
+                                // is drawn now.
+                                let mut c = lab.compare_nets.get_untracked();
+                                c.retain(|x| *x != id);
+                                if on {
+                                    c.push(id);
+                                    if c.len() > 4 {
+                                        c.remove(0);
                                     }
-                                });
+                                }
+                                lab.compare.set(Some(c));
                             } />
                         {n.id}
                     </label>
@@ -287,10 +289,60 @@ fn CompareChooser() -> impl IntoView {
             }).collect_view()}
             // A network brings its usual NIC count unless the scenario states one: say which,
             // or TCP's one NIC against RDMA's eight reads as the network alone.
+            // A curve drawn exactly under another is named, or its legend entry has no line.
+            {move || {
+                let same = coinciding(&lab);
+                (!same.is_empty()).then(|| view! {
+                    <p class="hint" data-testid="compare-coincide">{same}</p>
+                })
+            }}
             <p class="hint" data-testid="compare-nics">{move || match lab.scenario.with(|s| s.nics) {
                 Some(n) => format!("Every network with nics={n}, as the scenario states."),
                 None => "Each network with its usual NICs per node: one per GPU (up to 8) over RDMA, one over TCP. State nics to compare the links alone.".to_string(),
             }}</p>
         </fieldset>
     }
+}
+
+/// Says which compared networks give the same curve (within 0.5 % at every count), whose
+/// lines lie one on the other: "ib-ndr and ib-xdr give the same curve here: …". Empty when
+/// every curve can be seen.
+fn coinciding(lab: &Lab) -> String {
+    lab.compare_curves.with(|cs| {
+        let same = |a: &[crate::render::series::Point], b: &[crate::render::series::Point]| {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(p, q)| {
+                    p.gpus == q.gpus
+                        && (p.speedup - q.speedup).abs() <= 0.005 * p.speedup.abs().max(1e-9)
+                })
+        };
+        let mut groups: Vec<Vec<&str>> = Vec::new();
+        let mut seen = vec![false; cs.len()];
+        for i in 0..cs.len() {
+            if seen[i] {
+                continue;
+            }
+            let mut g = vec![cs[i].0.id];
+            for j in i + 1..cs.len() {
+                if !seen[j] && same(&cs[i].1, &cs[j].1) {
+                    seen[j] = true;
+                    g.push(cs[j].0.id);
+                }
+            }
+            if g.len() > 1 {
+                groups.push(g);
+            }
+        }
+        groups
+            .iter()
+            .map(|g| {
+                let (last, rest) = g.split_last().unwrap_or((&"", &[]));
+                format!(
+                    "{} and {last} give the same curve here: the line drawn last ({last}) hides the other.",
+                    rest.join(", ")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
 }

@@ -24,8 +24,11 @@ pub struct Lab {
     /// The key of the last control change refused, and why: shown at that control, whose
     /// previous value stays.
     pub refused: RwSignal<Option<(String, String)>>,
-    /// Networks drawn in the comparison chart.
-    pub compare: RwSignal<Vec<&'static str>>,
+    /// Networks the reader ticked for the comparison chart; `None` until they tick one (the
+    /// chart then draws [`default_compare`], which includes the scenario's own network).
+    pub compare: RwSignal<Option<Vec<&'static str>>>,
+    /// The networks the comparison chart draws.
+    pub compare_nets: Memo<Vec<&'static str>>,
     /// The step at the chosen count.
     pub result: Memo<Result<StepResult, String>>,
     /// The verdict at the chosen count.
@@ -302,9 +305,14 @@ impl Lab {
         let run = Memo::new(move |_| swept.with(|pts| scenario.with(|s| train::run_data(s, pts))));
         let run_drawn = Memo::new(move |_| run.with(train_drawn));
         let shares = Memo::new(move |_| run.with(TimeShares::new));
-        let compare = RwSignal::new(vec!["tcp25", "roce100", "ib-ndr", "ib-xdr"]);
+        let compare = RwSignal::new(None);
+        let compare_nets = Memo::new(move |_| {
+            compare
+                .get()
+                .unwrap_or_else(|| default_compare(setup.with(|s| s.inter.id)))
+        });
         let compare_curves = Memo::new(move |_| {
-            let nets: Vec<&'static Network> = compare
+            let nets: Vec<&'static Network> = compare_nets
                 .get()
                 .iter()
                 .filter_map(|id| hardware::network(id))
@@ -354,6 +362,7 @@ impl Lab {
             errors: RwSignal::new(errs),
             refused: RwSignal::new(None),
             compare,
+            compare_nets,
             result,
             verdict,
             curve,
@@ -501,6 +510,26 @@ impl Lab {
         self.show_problems(errs);
         self.scenario.set(sc);
     }
+}
+
+/// The networks the comparison chart draws until the reader picks: slow Ethernet, RoCE and two
+/// InfiniBand generations, with the scenario's own network in place of the last (so "my network
+/// against InfiniBand" needs no re-ticking), in the order of the network list.
+pub fn default_compare(own: &str) -> Vec<&'static str> {
+    const DEFAULT: [&str; 4] = ["tcp25", "roce100", "ib-ndr", "ib-xdr"];
+    let own = hardware::NETWORKS
+        .iter()
+        .skip(1)
+        .find(|n| n.id == own)
+        .map(|n| n.id);
+    let mut nets: Vec<&'static str> = match own {
+        Some(o) if !DEFAULT.contains(&o) => std::iter::once(o)
+            .chain(DEFAULT.into_iter().take(3))
+            .collect(),
+        _ => DEFAULT.to_vec(),
+    };
+    nets.sort_by_key(|id| hardware::NETWORKS.iter().position(|n| n.id == *id));
+    nets
 }
 
 /// The run with its chosen count unmarked when the model does not fit there: a count that
