@@ -146,6 +146,44 @@ test('paste a run: the header is read, the chart and the explanation appear, the
   await context.close();
 });
 
+test('a pasted run changes the explorer\'s cluster out loud, and its calibration can go onto the reader\'s own plan', async () => {
+  const plan = 'gpus=1024&per_node=8&gpu=h100&inter=ib-ndr&model=llama3-70b&recompute=full';
+  const { page, context, problems } = await openPage(env, plan, { viewport: { width: 1440, height: 900 } });
+  const box = page.locator('[data-testid=paste-nccl]');
+  await box.scrollIntoViewIfNeeded();
+  await box.fill(sample);
+  await page.waitForSelector('[data-testid=chart-measured]', { state: 'visible' });
+  await page.waitForFunction(() => document.querySelector('[data-testid=gpus]').value === '16');
+  // The comparison is on the run's 16 ranks, and the page says the explorer's count changed.
+  assert.match(await text(page, 'explain-plan-note'), /GPUs 1,024 → 16/);
+  assert.match(await text(page, 'explain-back-to-plan'), /1,024 GPUs/);
+  assert.match(await text(page, 'apply-calibration-plan'), /Apply it to my plan \(1,024 GPUs\)/);
+  assert.match(await text(page, 'apply-calibration'), /run's cluster \(16 GPUs\)/);
+  await page.locator('#explain').screenshot({ path: path.join(shots, 'explain-plan-1440.png') });
+  await page.locator('[data-testid=apply-calibration-plan]').click();
+  // The plan is back, calibrated; nothing else of it changed.
+  await page.waitForFunction(() => document.querySelector('[data-testid=gpus]').value === '1024');
+  await page.waitForFunction(() => location.hash.includes('calib_'));
+  const hash = await page.evaluate(() => location.hash.slice(1));
+  for (const kv of plan.split('&')) assert.ok(hash.split('&').includes(kv), `${kv} lost from ${hash}`);
+  assert.match(await text(page, 'explain-plan-back'), /Your plan is back in the explorer \(1,024 GPUs\), calibrated with calib_/);
+  assert.equal(await page.locator('[data-testid=explain-plan-note]').count(), 0);
+  assert.equal(await page.locator('[data-testid=infeasible]').count(), 0, 'the plan fits, as before the paste');
+  // "Go back" without a calibration: the plan as it was.
+  const again = await openPage(env, plan);
+  const box2 = again.page.locator('[data-testid=paste-nccl]');
+  await box2.scrollIntoViewIfNeeded();
+  await box2.fill(sample);
+  await again.page.locator('[data-testid=explain-back-to-plan]').click();
+  await again.page.waitForFunction((p) => {
+    const h = location.hash.slice(1).split('&');
+    return p.split('&').every((kv) => h.includes(kv)) && !h.some((kv) => kv.startsWith('calib_'));
+  }, plan);
+  await again.context.close();
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
 test('an example button, unreadable lines named by number, and a narrow screen', async () => {
   const { page, context, problems } = await openPage(env, '', { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
   await page.locator('[data-testid=nccl-example-1]').click();

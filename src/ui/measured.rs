@@ -11,9 +11,11 @@ use super::state::Lab;
 use crate::model::hardware::{GPUS, NETWORKS};
 use crate::model::keys::PER_NODE_STEPS;
 use crate::model::nccl_tests::{self, Run, SAMPLES};
+use crate::model::scenario::Scenario;
 use crate::render::measured::{
     draw_measured, explain, header_keys, inferred, problems_message, Explained,
 };
+use crate::render::series::group;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -57,6 +59,37 @@ fn sample_keys(query: &str) -> Vec<(&'static str, String)> {
                 .find(|c| **c == k)
                 .map(|c| (*c, v.to_string()))
         })
+        .collect()
+}
+
+/// The cluster keys that differ between the reader's plan and the explorer now, in words
+/// ("GPUs 1,024 → 16"), from their resolved values (a default spelt out or not is the same).
+fn cluster_changes(plan: &Scenario, now: &Scenario) -> Vec<String> {
+    let (a, b) = (plan.resolved(), now.resolved());
+    let pairs = [
+        ("GPUs", group(a.gpus), group(b.gpus)),
+        (
+            "GPUs per node",
+            a.per_node.to_string(),
+            b.per_node.to_string(),
+        ),
+        ("GPU", plan.gpu.name.to_string(), now.gpu.name.to_string()),
+        (
+            "inside a node",
+            a.intra.id.to_string(),
+            b.intra.id.to_string(),
+        ),
+        (
+            "between nodes",
+            a.inter.id.to_string(),
+            b.inter.id.to_string(),
+        ),
+        ("NICs per node", a.nics.to_string(), b.nics.to_string()),
+    ];
+    pairs
+        .into_iter()
+        .filter(|(_, x, y)| x != y)
+        .map(|(what, x, y)| format!("{what} {x} → {y}"))
         .collect()
 }
 
@@ -118,7 +151,14 @@ fn ClusterConfirm() -> impl IntoView {
 
 /// The chart, the named causes, the fit and the calibration button.
 #[component]
-fn Explanation(explained: Memo<Option<Result<Explained, String>>>) -> impl IntoView {
+fn Explanation(
+    /// The run against the model on the explorer's cluster.
+    explained: Memo<Option<Result<Explained, String>>>,
+    /// The reader's scenario before the run's header changed the explorer's cluster.
+    plan: RwSignal<Option<Scenario>>,
+    /// Puts the plan back in the explorer with these calibration keys.
+    to_plan: Callback<Vec<(&'static str, String)>>,
+) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let dark = super::hooks::use_prefers_dark();
@@ -213,13 +253,27 @@ fn Explanation(explained: Memo<Option<Result<Explained, String>>>) -> impl IntoV
                 <h3>"Calibrate the explorer to your run"</h3>
                 <p data-testid="explain-calibration">{move || with_ok(&|e| e.calibration_text())}</p>
                 <div class="explain-apply">
-                    <button type="button" class="primary" data-testid="apply-calibration"
+                    // The reader's own plan first, when the run's header replaced its cluster.
+                    {move || plan.with(|p| p.as_ref().map(|p| p.gpus)).map(|g| view! {
+                        <button type="button" class="primary" data-testid="apply-calibration-plan"
+                            disabled=move || keys.with(|k| k.is_empty())
+                            on:click=move |_| to_plan.run(keys.get_untracked())>
+                            {format!("Apply it to my plan ({} GPUs)", group(g))}
+                        </button>
+                    })}
+                    <button type="button" data-testid="apply-calibration"
+                        class:primary=move || plan.with(Option::is_none)
                         disabled=move || keys.with(|k| k.is_empty()) || applied()
                         on:click=move |_| {
                             let k = keys.get_untracked();
                             set_keys(lab, &k);
                         }>
-                        {move || if applied() { "Calibration applied" } else { "Apply this calibration to the explorer" }}
+                        {move || match (applied(), plan.with(Option::is_some)) {
+                            (true, _) => "Calibration applied".to_string(),
+                            (false, false) => "Apply this calibration to the explorer".to_string(),
+                            (false, true) => format!("Apply it to the run's cluster ({} GPUs)",
+                                lab.scenario.with(|s| group(s.gpus))),
+                        }}
                     </button>
                     <button type="button" data-testid="remove-calibration" hidden=move || !calibrated()
                         on:click=move |_| set_keys(lab, &[("calib_intra", "1".into()), ("calib_net", "1".into()), ("calib_lat", "1".into())])>
@@ -294,12 +348,56 @@ pub fn ExplainRun() -> impl IntoView {
         Memo::new(move |_| text.with(|t| (!t.trim().is_empty()).then(|| nccl_tests::parse(t))));
     // What the header tells goes into the explorer once per run (the reader then corrects it).
     let told = StoredValue::new(Vec::<(&'static str, String)>::new());
+    // The reader's scenario before a run's header (or an example) first changed the explorer's
+    // cluster: the page says what changed, and the calibration can go back onto it.
+    let plan = RwSignal::new(None::<Scenario>);
+    // What became of the plan, once the reader went back to it.
+    let back_note = RwSignal::new(None::<String>);
+    let set_run_keys = move |keys: &[(&'static str, String)]| {
+        let before = lab.scenario.get_untracked();
+        set_keys(lab, keys);
+        if plan.with_untracked(Option::is_none) && lab.scenario.with_untracked(|s| *s != before) {
+            plan.set(Some(before));
+        }
+        back_note.set(None);
+    };
     Effect::new(move |_| {
         let keys = run.with(|r| r.as_ref().map(header_keys).unwrap_or_default());
         if !keys.is_empty() && keys != told.get_value() {
             told.set_value(keys.clone());
-            set_keys(lab, &keys);
+            set_run_keys(&keys);
         }
+    });
+    // Back to the plan, with a calibration or none: the comparison was on the run's cluster, so
+    // the pasted run is cleared (pasting it again compares once more).
+    let to_plan = Callback::new(move |calib: Vec<(&'static str, String)>| {
+        let Some(mut p) = plan.get_untracked() else {
+            return;
+        };
+        for (k, v) in &calib {
+            if let Err(e) = p.set(k, v) {
+                lab.refuse(k, e);
+                return;
+            }
+        }
+        let applied = calib
+            .iter()
+            .filter(|(_, v)| v != "1")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>();
+        lab.load(&p.to_query());
+        plan.set(None);
+        told.set_value(Vec::new());
+        show(String::new());
+        back_note.set(Some(format!(
+            "Your plan is back in the explorer ({} GPUs){}. The pasted run was cleared: paste it again to compare once more.",
+            group(p.gpus),
+            if applied.is_empty() {
+                String::new()
+            } else {
+                format!(", calibrated with {}", applied.join(", "))
+            }
+        )));
     });
     let explained =
         Memo::new(move |_| run.with(|r| r.as_ref().map(|r| lab.scenario.with(|s| explain(r, s)))));
@@ -332,7 +430,7 @@ pub fn ExplainRun() -> impl IntoView {
                     {SAMPLES.iter().enumerate().map(|(i, (name, sample, q))| view! {
                         <button type="button" data-testid=format!("nccl-example-{i}")
                             on:click=move |_| {
-                                set_keys(lab, &sample_keys(q));
+                                set_run_keys(&sample_keys(q));
                                 told.set_value(header_keys(&nccl_tests::parse(sample)));
                                 show(sample.to_string());
                             }>
@@ -359,6 +457,24 @@ pub fn ExplainRun() -> impl IntoView {
                         <p data-testid="explain-inferred"><strong>"Read: "</strong>{said.join(" · ")}</p>
                     }
                 }))}
+                // A plan replaced by the run's cluster is said, with the way back.
+                {move || {
+                    let changes = plan.with(|p| p.as_ref().map(|p| lab.scenario.with(|now| cluster_changes(p, now))))?;
+                    (!changes.is_empty()).then(|| view! {
+                        <p class="plan-note" data-testid="explain-plan-note">
+                            {format!("To compare with your run, the explorer now has the run's cluster: {}. Your plan is kept: apply the calibration to it below, or ",
+                                changes.join(", "))}
+                            <button type="button" class="link-button" data-testid="explain-back-to-plan"
+                                on:click=move |_| to_plan.run(Vec::new())>
+                                {move || format!("go back to it ({} GPUs) now", plan.with(|p| p.as_ref().map(|p| group(p.gpus)).unwrap_or_default()))}
+                            </button>
+                            "."
+                        </p>
+                    })
+                }}
+                {move || back_note.get().map(|m| view! {
+                    <p data-testid="explain-plan-back">{m}</p>
+                })}
                 {move || cut.get().then(|| view! {
                     <p class="problem">"The text is longer than 1 MB: only its beginning was read."</p>
                 })}
@@ -374,7 +490,7 @@ pub fn ExplainRun() -> impl IntoView {
             <Show when=move || run.with(|r| r.is_some())>
                 <ClusterConfirm />
             </Show>
-            <Explanation explained=explained />
+            <Explanation explained=explained plan=plan to_plan=to_plan />
         </section>
     }
 }
