@@ -184,6 +184,20 @@ test('the comparison starts with the reader\'s own network, follows it, and says
   await context.close();
 });
 
+test('a misspelt page= is named like the other keys, and the explorer still opens', async () => {
+  const { page, context, problems } = await openPage(env, 'page=validatoin&gpus=64');
+  const banner = page.locator('[data-testid=error]');
+  await banner.waitFor();
+  assert.match(await banner.textContent(), /'validatoin' is not a page; accepted: validation/);
+  assert.ok(await page.locator('[data-testid=gpus]').isVisible());
+  assert.ok(!(await page.evaluate(() => location.hash)).includes('validatoin'), 'the misspelt key is not kept');
+  // Typed into the address bar of an open page, too.
+  await page.evaluate(() => { location.hash = 'page=valdation&gpus=64'; });
+  await page.waitForFunction(() => document.querySelector('[data-testid=error]')?.textContent.includes("'valdation' is not a page"));
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
 test('a chart\'s data table shows the same numbers as the CSV', async () => {
   const { page, context } = await openPage(env, hash);
   await page.waitForTimeout(300);

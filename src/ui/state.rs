@@ -200,7 +200,15 @@ impl Route {
                         format!("'{v}' is not a pause mode; accepted: round, none"),
                     )),
                 },
-                Some(("page", v)) => r.page = Some(v.to_string()),
+                // One page so far; a misspelt one is named, not silently the explorer.
+                Some(("page", v)) if v == super::validation::PAGE => r.page = Some(v.to_string()),
+                Some(("page", v)) => r.problems.push(ModelError::new(
+                    "page",
+                    format!(
+                        "'{v}' is not a page; accepted: {} (the explorer is shown)",
+                        super::validation::PAGE
+                    ),
+                )),
                 Some(("group", v)) => r.group = Some(v.to_string()),
                 // A's whole query in one value, its `&` and `=` percent-encoded (pin::encode).
                 Some(("pin", v)) => match pin::decode(v) {
@@ -430,6 +438,16 @@ impl Lab {
             let (sc, errs) = Scenario::parse_lenient(&r.scenario);
             self.show_problems(errs);
             self.scenario.set(sc);
+        }
+        // A misspelt page key named, as on load (the pin's problems are shown below).
+        let page_problems: Vec<ModelError> = r
+            .problems
+            .iter()
+            .filter(|e| e.key == "page")
+            .cloned()
+            .collect();
+        if !page_problems.is_empty() {
+            self.errors.update(|e| e.extend(page_problems));
         }
         if r.pin != self.pinned_query.get_untracked() {
             let mut errs: Vec<ModelError> = r
