@@ -153,6 +153,32 @@ test('the embedded validation widget is a summary and a chart; its rows open on 
   await context.close();
 });
 
+test('embed.js names every widget and starts each near its height', async () => {
+  const { readFileSync } = await import('node:fs');
+  const js = readFileSync(path.resolve('public/embed.js'), 'utf8');
+  const { page, context } = await openPage(env, 'embed=nope');
+  const accepted = (await page.locator('[data-testid=embed-error]').textContent()).match(/Accepted: (.*)\./)[1]
+    .split(',').map((w) => w.trim()).filter(Boolean);
+  await context.close();
+  assert.ok(accepted.length >= 8, accepted.join());
+  const heights = Function(`return ${js.match(/var HEIGHTS = (\{[^}]*\})/)[1]}`)();
+  const comment = js.slice(0, js.indexOf('*/'));
+  for (const w of accepted) {
+    assert.ok(heights[w] > 0, `embed.js has no height for ${w}`);
+    assert.ok(comment.includes(w), `embed.js's comment does not name ${w}`);
+  }
+  // The heights are near what each new widget posts in a 700 px column.
+  const far = [];
+  for (const w of ['validation', 'topology', 'time-to-train']) {
+    const frame = await openPage(env, `embed=${w}&gpus=512&gpu=h100&inter=roce400&oversub=3&model=llama3-8b`, { viewport: { width: 700, height: 900 } });
+    await frame.page.waitForTimeout(800);
+    const h = await frame.page.evaluate(() => Math.ceil(document.querySelector('[data-testid=app]').getBoundingClientRect().height));
+    if (Math.abs(h - heights[w]) / h > 0.25) far.push(`${w}: embed.js starts at ${heights[w]} px, the widget is ${h} px`);
+    await frame.context.close();
+  }
+  assert.deepEqual(far, []);
+});
+
 test('an embedded calculator whose model does not fit times nothing', async () => {
   const { page, context, problems } = await openPage(env, 'embed=calculator&theme=dark&heading=0&gpus=1024&gpu=h100&inter=tcp100&model=llama3-70b',
     { viewport: { width: 500, height: 900 } });

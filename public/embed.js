@@ -13,7 +13,8 @@
  * data-theme="host", keeps each widget in the host page's light or dark theme as the reader
  * toggles it (Docusaurus, mdBook, MkDocs Material, or a `dark` class on <html> or <body>).
  *
- * Attributes: data-gpu-scaling-lab-widget (calculator, speedup, animation, timeline, lesson),
+ * Attributes: data-gpu-scaling-lab-widget (calculator, speedup, animation, timeline, lesson,
+ * validation, topology, time-to-train),
  * data-scenario (the app's key=value string), data-lesson (for the lesson widget),
  * data-theme (auto: the reader's system, the default; light; dark; host), data-heading="0"
  * (hide the widget's own heading), data-height (initial height in px), data-title, data-base
@@ -24,7 +25,12 @@
   'use strict';
   var HEIGHT = 'gpu-scaling-lab:height';
   var SEL = '[data-gpu-scaling-lab-widget]';
-  var HEIGHTS = { calculator: 720, speedup: 640, animation: 560, timeline: 380, lesson: 520 };
+  // Each widget's first height, near its content at a 700 px column (the widget then posts its
+  // own); the validation widget is a summary and a chart, its rows folded.
+  var HEIGHTS = {
+    calculator: 720, speedup: 640, animation: 560, timeline: 380, lesson: 520,
+    validation: 1400, topology: 840, 'time-to-train': 1040,
+  };
   var script = document.currentScript;
   var defaultBase = script && script.src ? new URL('../', script.src).href : './';
   var forced = null;
