@@ -198,6 +198,28 @@ test('a misspelt page= is named like the other keys, and the explorer still open
   await context.close();
 });
 
+test('with a pin, the efficiency chart speaks in efficiency; the batch field\'s hint fits it', async () => {
+  const { page, context, problems } = await openPage(env, 'gpus=1024&per_node=8&gpu=h100&inter=ib-ndr&model=llama3-8b', { viewport: { width: 1440, height: 900 } });
+  await page.locator('[data-testid=pin]').click();
+  await page.waitForFunction(() => location.hash.includes('pin='));
+  const readout = await page.locator('[data-testid=chart-efficiency-readout]').textContent();
+  assert.match(readout, /pinned scenario A \(dashed\) is \d+ % efficient at its 1,024 GPUs/);
+  assert.doesNotMatch(readout, /reaches [\d,.]+×/);
+  assert.match(await page.locator('[data-testid=chart-speedup-readout]').textContent(), /pinned scenario A \(dashed\) reaches/);
+  // The placeholder of the global batch is read whole at 1440 px.
+  const spill = await page.evaluate(() => {
+    const el = document.querySelector('[data-testid=batch]');
+    const cs = getComputedStyle(el);
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20; // the spin buttons
+    return ctx.measureText(el.placeholder).width - room;
+  });
+  assert.ok(spill <= 0, `the placeholder is clipped by ${spill} px`);
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
 test('a chart\'s data table shows the same numbers as the CSV', async () => {
   const { page, context } = await openPage(env, hash);
   await page.waitForTimeout(300);

@@ -69,7 +69,22 @@ fn table(kind: Kind, lab: &Lab) -> Table {
 /// The chart's takeaway (its accessible name), with A's sentence while a scenario is pinned.
 fn takeaway(kind: Kind, lab: &Lab) -> String {
     let t = with_figure(kind, lab, |f| f.takeaway());
-    t + &with_pinned(kind, lab, |a| a.map(pin::takeaway).unwrap_or_default())
+    t + &with_pinned(kind, lab, |a| {
+        a.map(|a| pinned_takeaway(kind, a)).unwrap_or_default()
+    })
+}
+
+/// The sentence A adds to a chart's takeaway, in the chart's own measure: the efficiency
+/// chart's in efficiency, not speedup.
+fn pinned_takeaway(kind: Kind, a: &ScalingData) -> String {
+    match (kind, a.chosen_point()) {
+        (Kind::Efficiency, Some(p)) => format!(
+            " The pinned scenario A (dashed) is {:.0} % efficient at its {}.",
+            100.0 * p.efficiency,
+            crate::render::series::gpus_text(p.gpus)
+        ),
+        _ => pin::takeaway(a),
+    }
 }
 
 /// As [`with_figure`], without tracking (event handlers).

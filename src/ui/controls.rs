@@ -541,7 +541,7 @@ pub fn Controls() -> impl IntoView {
             </Show>
             <Number label="Global batch (samples)" key="batch" testid="batch"
                 value=Signal::derive(move || sc.with(|s| s.batch.map(|v| v.to_string()).unwrap_or_default()))
-                placeholder="auto: one micro-batch per replica" />
+                placeholder="auto: 1 micro-batch/replica" />
             <Number label="Micro-batch per GPU" key="micro" testid="micro"
                 value=Signal::derive(move || lab.setup.with(|s| s.micro.to_string())) />
             <KeyField label="Mean padded length" key="fill" testid="fill" />

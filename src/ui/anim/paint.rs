@@ -303,6 +303,9 @@ impl Painter {
         let several = l.nodes.len() > 1;
         let net_colour = css(NETWORK);
         let idle_net = if self.dark { "#6b4a33" } else { "#f0c9a8" };
+        let switch_fill = if self.dark { "#3d2a1c" } else { "#fbe6d4" };
+        // The switch's name and where it goes, drawn last (over the packets crossing it).
+        let mut switch_label: Option<(&[&str], f64, f64, f64, &str)> = None;
         // The network: each server's link to the switch (thickness by bandwidth; vermillion
         // while it carries a chunk), and the switch.
         if let Some(net) = &l.network {
@@ -317,8 +320,7 @@ impl Painter {
                 );
             }
             let (x, y, w, h) = self.rect(net.switch);
-            self.ctx
-                .set_fill_style_str(if self.dark { "#3d2a1c" } else { "#fbe6d4" });
+            self.ctx.set_fill_style_str(switch_fill);
             self.ctx.fill_rect(x, y, w, h);
             self.ctx.set_stroke_style_str(&net_colour);
             self.ctx.set_line_width(2.0 * self.scale);
@@ -344,17 +346,9 @@ impl Painter {
             } else {
                 y + h / 2.0 + 4.0 * self.fs * self.scale
             };
-            for (k, s) in lines.iter().enumerate() {
-                self.text_in(
-                    s,
-                    x + w / 2.0,
-                    first + line * k as f64,
-                    11.0,
-                    "center",
-                    "bold ",
-                    self.fg(),
-                );
-            }
+            let bg = if self.dark { "#181a1f" } else { "#ffffff" };
+            let plate = if net.label_above { bg } else { switch_fill };
+            switch_label = Some((lines, x + w / 2.0, first, line, plate));
         }
         for (m, rect) in l.nodes.iter().enumerate() {
             if several {
@@ -446,6 +440,16 @@ impl Painter {
                     ch.reduce,
                     network,
                 );
+            }
+        }
+        // The switch's name on a plate of the colour behind it, over the packets that cross it.
+        if let Some((lines, cx, first, line, plate)) = switch_label {
+            for (k, s) in lines.iter().enumerate() {
+                let y = first + line * k as f64;
+                let tw = self.text_width(s, 11.0, "bold ") + 8.0 * self.scale;
+                self.ctx.set_fill_style_str(plate);
+                self.ctx.fill_rect(cx - tw / 2.0, y - 0.8 * line, tw, line);
+                self.text_in(s, cx, y, 11.0, "center", "bold ", self.fg());
             }
         }
     }
