@@ -590,11 +590,18 @@ pub fn draw_compare<DB: DrawingBackend>(
     curves: &[(&'static Network, Vec<Point>)],
     st: &Style,
 ) -> DrawResult<PlotArea> {
-    let mut chart = speedup_frame(root, st)?;
-    let mut entries: Vec<(String, Glyph)> = Vec::new();
+    let colour_of = |i: usize| [st.ink(), PALETTE[1], PALETTE[5], PALETTE[3]][i % 4];
+    // The legend in rows above the plot: in the corner it covered the curves.
+    let entries: Vec<(String, Glyph)> = curves
+        .iter()
+        .enumerate()
+        .map(|(i, (net, _))| (net.name.to_string(), Glyph::Line(colour_of(i), false)))
+        .collect();
+    let plot = legend_strip(root, &entries, st)?;
+    let mut chart = speedup_frame(&plot, st)?;
     let w = st.px(2.5);
-    for (i, (net, pts)) in curves.iter().enumerate() {
-        let colour = [st.ink(), PALETTE[1], PALETTE[5], PALETTE[3]][i % 4];
+    for (i, (_, pts)) in curves.iter().enumerate() {
+        let colour = colour_of(i);
         let xy: Vec<(f64, f64)> = pts
             .iter()
             .map(|p| (f64::from(p.gpus), p.speedup.max(1.0)))
@@ -602,7 +609,6 @@ pub fn draw_compare<DB: DrawingBackend>(
         chart
             .draw_series(LineSeries::new(xy.clone(), colour.stroke_width(w)))
             .map_err(err)?;
-        entries.push((net.name.to_string(), Glyph::Line(colour, false)));
         // A different marker per curve, so the lines differ by shape as well as colour.
         let size = st.px(3.5) as i32;
         match i % 4 {
@@ -630,7 +636,6 @@ pub fn draw_compare<DB: DrawingBackend>(
         }
         .map_err(err)?;
     }
-    legend(&chart.plotting_area().strip_coord_spec(), &entries, st)?;
     Ok(area(&chart))
 }
 
@@ -654,7 +659,7 @@ fn days_label(v: &f64) -> String {
 
 /// A legend entry's sample.
 #[derive(Clone, Copy, Debug)]
-enum Glyph {
+pub(crate) enum Glyph {
     /// A line, dashed or solid.
     Line(RGBColor, bool),
     /// A shaded band.
@@ -667,6 +672,8 @@ enum Glyph {
     Square(RGBColor),
     /// A ring marker.
     Ring(RGBColor),
+    /// A filled polygon marker of radius r: its corners around the sample's middle.
+    Marker(RGBColor, fn(i32) -> Vec<(i32, i32)>),
 }
 
 /// Draws a legend entry's sample, `sample` pixels wide, starting at `(x, y)` (its left end, on
@@ -707,13 +714,20 @@ fn draw_glyph<DB: DrawingBackend>(
             c.stroke_width(lw),
         )),
         Glyph::Ring(c) => area.draw(&Circle::new(mid, r, c.stroke_width(lw))),
+        Glyph::Marker(c, corners) => area.draw(&Polygon::new(
+            corners(r)
+                .into_iter()
+                .map(|(dx, dy)| (mid.0 + dx, mid.1 + dy))
+                .collect::<Vec<_>>(),
+            c.filled(),
+        )),
     }
     .map_err(err)
 }
 
 /// Draws the legend in rows above the plot, so it never covers a curve on a narrow canvas, and
 /// returns the area left for the chart. Text widths are estimated ([`text_width`]), not measured.
-fn legend_strip<DB: DrawingBackend>(
+pub(crate) fn legend_strip<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     entries: &[(String, Glyph)],
     st: &Style,
@@ -816,7 +830,7 @@ pub fn draw_time_to_train<DB: DrawingBackend>(
             Glyph::Square(c_cheap),
         ));
     }
-    if let Some(p) = d.chosen_point() {
+    if let Some(p) = d.timed_point() {
         entries.push((
             format!("chosen: {}", gpus_text(p.gpus)),
             Glyph::Ring(c_chosen),
@@ -884,7 +898,7 @@ pub fn draw_time_to_train<DB: DrawingBackend>(
             ))
             .map_err(err)?;
     }
-    if let Some(p) = d.chosen_point() {
+    if let Some(p) = d.timed_point() {
         chart
             .draw_series(std::iter::once(Circle::new(
                 (f64::from(p.gpus), p.days),
@@ -1019,6 +1033,12 @@ mod tests {
             lines(&run),
             lines(&fitting)
         );
+        // No count is ringed as chosen where nothing is timed (it was, at ~300 days).
+        let texts = record(|root| draw(root, Figure::TimeToTrain(&run), &style()))
+            .0
+            .texts;
+        assert!(!texts.iter().any(|t| t.starts_with("chosen")), "{texts:?}");
+        assert!(run.timed_point().is_none() && fitting.timed_point().is_some());
     }
 
     #[test]
@@ -1137,10 +1157,17 @@ mod tests {
             .filter_map(|id| hardware::network(id))
             .collect();
         let curves = compare_data(&sc, &nets);
-        let (rec2, _) = record(|root| draw_compare(root, &curves, &style()));
+        let (rec2, compare_area) = record(|root| draw_compare(root, &curves, &style()));
         for n in &nets {
             assert!(rec2.texts.iter().any(|t| t == n.name), "{}", n.name);
         }
+        // Its legend is a strip above the plot (boxed in the corner, it covered the curves):
+        // the plot starts lower than the speedup chart's, whose corner box sits inside it.
+        let (_, speedup_area) = record(|root| draw_speedup(root, &d, &style()));
+        assert!(
+            compare_area.y.0 > speedup_area.y.0,
+            "{compare_area:?} vs {speedup_area:?}"
+        );
         let dark = Style {
             dark: true,
             projector: true,

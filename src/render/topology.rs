@@ -527,7 +527,11 @@ pub fn layout(s: &Setup, r: &CollectiveReport, width_css: f64) -> TopologyView {
                     0.045
                 },
             },
-            format!("+ {} more leaf groups not drawn", group(more)),
+            format!(
+                "+ {} more leaf group{} not drawn",
+                group(more),
+                if more == 1 { "" } else { "s" }
+            ),
             Align::Right,
             Ink::Muted,
             true,

@@ -304,6 +304,12 @@ impl RunData {
         self.points.iter().find(|p| p.gpus == self.chosen)
     }
 
+    /// The chosen count where the model fits and so times the run (none where it does not:
+    /// nothing is timed there, and the chart rings no count).
+    pub fn timed_point(&self) -> Option<&RunPoint> {
+        self.chosen_point().filter(|p| p.fits)
+    }
+
     /// Why the run at `p` takes longer than its step time promises, as clauses: the critical
     /// batch, stragglers, failures and checkpoints (those that matter).
     fn reasons(&self, p: &RunPoint) -> Vec<String> {

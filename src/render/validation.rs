@@ -3,7 +3,7 @@
 //! per-group summary, the expected error a headline number carries, and the scatter chart of
 //! model against published on log axes. Pure: the page shows the strings and hands a canvas.
 
-use super::charts::Style;
+use super::charts::{legend_strip, Glyph, Style};
 use super::plot::{decade_count, decade_label, err, DrawResult, Ink};
 use super::series::{duration, group as thousands};
 use crate::model::collective::Op;
@@ -581,6 +581,17 @@ pub fn group_colour(g: Group, dark: bool) -> RGBColor {
 
 /// The marker of a group as a polygon around (0, 0) in pixels, so colour is not the only cue:
 /// circle, triangle, square, diamond, plus.
+/// A group's marker as a legend glyph's corners.
+fn marker_of(g: Group) -> fn(i32) -> Vec<(i32, i32)> {
+    match g {
+        Group::Collective => |r| marker_shape(Group::Collective, r),
+        Group::Step => |r| marker_shape(Group::Step, r),
+        Group::Efficiency => |r| marker_shape(Group::Efficiency, r),
+        Group::Memory => |r| marker_shape(Group::Memory, r),
+        Group::Goodput => |r| marker_shape(Group::Goodput, r),
+    }
+}
+
 pub fn marker_shape(g: Group, r: i32) -> Vec<(i32, i32)> {
     let r = r.max(2);
     match g {
@@ -631,8 +642,29 @@ pub fn draw_scatter<DB: DrawingBackend>(
     points: &[ScatterPoint],
     st: &Style,
 ) -> DrawResult<()> {
-    root.fill(&st.bg()).map_err(err)?;
     let fg = st.fg();
+    // The dashed ±25 % lines' grey, as an opaque colour for the legend.
+    let (f, b) = (fg, st.bg());
+    let mix = |x: u8, y: u8| (0.45 * f64::from(x) + 0.55 * f64::from(y)).round() as u8;
+    let grey = RGBColor(mix(f.0, b.0), mix(f.1, b.1), mix(f.2, b.2));
+    // The legend in rows above the plot: in its upper left corner it covered the rows along
+    // the diagonal on a phone.
+    let mut entries: Vec<(String, Glyph)> = vec![
+        (
+            "y = x: model equals published".into(),
+            Glyph::Line(fg, false),
+        ),
+        ("±25\u{a0}%".into(), Glyph::Line(grey, true)),
+    ];
+    for g in Group::ALL {
+        if points.iter().any(|p| p.group == g) {
+            entries.push((
+                g.id().into(),
+                Glyph::Marker(group_colour(g, st.dark), marker_of(g)),
+            ));
+        }
+    }
+    let root = &legend_strip(root, &entries, st)?;
     let (mut lo, mut hi) = points
         .iter()
         .flat_map(|p| [p.published, p.model])
@@ -666,11 +698,9 @@ pub fn draw_scatter<DB: DrawingBackend>(
     let w = st.px(1.5);
     chart
         .draw_series(LineSeries::new([(a, a), (b, b)], fg.stroke_width(w)))
-        .map_err(err)?
-        .label("y = x: model equals published")
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], fg.stroke_width(w)));
+        .map_err(err)?;
     let band = fg.mix(0.45);
-    for (k, label) in [(1.25f64, true), (0.75, false)] {
+    for k in [1.25f64, 0.75] {
         // The part of y = x + k inside the square: plotters clamps points outside the plot to
         // its edge, which bent the line onto y = x at one end.
         let k = k.log10();
@@ -679,7 +709,7 @@ pub fn draw_scatter<DB: DrawingBackend>(
         } else {
             [(a - k, a), (b, b + k)]
         };
-        let s = chart
+        chart
             .draw_series(DashedLineSeries::new(
                 ends,
                 st.px(5.0),
@@ -687,11 +717,6 @@ pub fn draw_scatter<DB: DrawingBackend>(
                 band.stroke_width(st.px(1.0)),
             ))
             .map_err(err)?;
-        if label {
-            s.label("±25\u{a0}%").legend(move |(x, y)| {
-                PathElement::new([(x, y), (x + 20, y)], band.stroke_width(1))
-            });
-        }
     }
     let r = st.px(4.0) as i32;
     let sw = st.px(1.5);
@@ -713,33 +738,14 @@ pub fn draw_scatter<DB: DrawingBackend>(
                     + PathElement::new(closed(marker_shape(g, r)), colour.stroke_width(sw))
             }))
             .map_err(err)?;
-        let lr = st.px(5.0) as i32;
         chart
             .draw_series(
                 at(Set::HeldOut).map(|c| {
                     EmptyElement::at(c) + Polygon::new(marker_shape(g, r), colour.filled())
                 }),
             )
-            .map_err(err)?
-            .label(g.id())
-            .legend(move |(x, y)| {
-                Polygon::new(
-                    marker_shape(g, lr)
-                        .into_iter()
-                        .map(|(dx, dy)| (x + lr + dx, y + dy))
-                        .collect::<Vec<_>>(),
-                    colour.filled(),
-                )
-            });
+            .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(st.bg().mix(0.9))
-        .border_style(fg.mix(0.3))
-        .label_font(("sans-serif", st.font(12.0)).into_font().color(&fg))
-        .draw()
-        .map_err(err)?;
     Ok(())
 }
 
@@ -897,8 +903,11 @@ mod tests {
             for g in Group::ALL {
                 assert!(log.texts.iter().any(|t| t == g.id()), "{} missing", g.id());
             }
-            assert!(log.texts.iter().any(|t| t.starts_with("y = x")));
             assert!(log.texts.iter().any(|t| t == "model"));
+            // The legend is a strip above the plot, drawn before it: boxed in the plot's upper
+            // left after the points, it covered the rows along the diagonal on a phone.
+            let at = |f: &dyn Fn(&String) -> bool| log.texts.iter().position(f).unwrap();
+            assert!(at(&|t| t.starts_with("y = x")) < at(&|t| t == "model"));
         }
         // Light and dark colours differ for every group, and are distinct within a theme.
         for dark in [false, true] {

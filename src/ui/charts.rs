@@ -33,7 +33,7 @@ fn with_figure<R>(kind: Kind, lab: &Lab, f: impl FnOnce(Figure<'_>) -> R) -> R {
         Kind::Efficiency => lab.curve.with(|d| f(Figure::Efficiency(d))),
         Kind::Breakdown => lab.shares.with(|d| f(Figure::Breakdown(d))),
         Kind::Compare => lab.compare_curves.with(|cs| f(Figure::Compare(cs))),
-        Kind::TimeToTrain => lab.run_drawn.with(|d| f(Figure::TimeToTrain(d))),
+        Kind::TimeToTrain => lab.run.with(|d| f(Figure::TimeToTrain(d))),
     }
 }
 
@@ -208,7 +208,7 @@ pub fn ChartPanel(
                     // The count the time-to-train chart rings as chosen (none where the model
                     // does not fit).
                     data-chosen=move || (kind == Kind::TimeToTrain).then(|| {
-                        lab.run_drawn.with(|d| d.chosen_point().map(|p| p.gpus.to_string()))
+                        lab.run.with(|d| d.timed_point().map(|p| p.gpus.to_string()))
                     }).flatten()
                     on:mousemove=move |ev| hover.set(nearest(f64::from(ev.offset_x())))
                     on:mouseleave=move |_| hover.set(None)

@@ -201,7 +201,7 @@ fn redraw(
                 .with(|d| draw(&root, Figure::Breakdown(d), &style)),
         ),
         "chart-time-to-train" => Some(
-            lab.run_drawn
+            lab.run
                 .with(|d| draw(&root, Figure::TimeToTrain(d), &style)),
         ),
         "chart-compare" => Some(

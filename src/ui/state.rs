@@ -39,9 +39,6 @@ pub struct Lab {
     pub compare_curves: Memo<Vec<NetworkCurve>>,
     /// The training run at every count: time to train, cost, stragglers, failures.
     pub run: Memo<RunData>,
-    /// The run as the time-to-train chart draws it: no chosen count marked where the model
-    /// does not fit (nothing is timed there, as the run card says).
-    pub run_drawn: Memo<RunData>,
     /// Where the run's elapsed time goes at every count (the breakdown chart).
     pub shares: Memo<TimeShares>,
     /// Projector mode (large type, thick lines).
@@ -311,7 +308,6 @@ impl Lab {
             swept.with(|pts| step_scenario.with(|s| series::scaling_data_from(s, pts)))
         });
         let run = Memo::new(move |_| swept.with(|pts| scenario.with(|s| train::run_data(s, pts))));
-        let run_drawn = Memo::new(move |_| run.with(train_drawn));
         let shares = Memo::new(move |_| run.with(TimeShares::new));
         let compare = RwSignal::new(None);
         let compare_nets = Memo::new(move |_| {
@@ -376,7 +372,6 @@ impl Lab {
             curve,
             compare_curves,
             run,
-            run_drawn,
             shares,
             projector: RwSignal::new(route.projector),
             lesson: RwSignal::new(route.lesson.map(|l| (l, route.step))),
@@ -548,16 +543,6 @@ pub fn default_compare(own: &str) -> Vec<&'static str> {
     };
     nets.sort_by_key(|id| hardware::NETWORKS.iter().position(|n| n.id == *id));
     nets
-}
-
-/// The run with its chosen count unmarked when the model does not fit there: a count that
-/// matches no point (0) leaves the chart without a "chosen" ring.
-fn train_drawn(d: &RunData) -> RunData {
-    let mut d = d.clone();
-    if d.chosen_point().is_some_and(|p| !p.fits) {
-        d.chosen = 0;
-    }
-    d
 }
 
 /// Named starting points a newcomer recognises.
