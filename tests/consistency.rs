@@ -365,6 +365,9 @@ fn the_fit_fix_applied_as_printed_fits() {
         "model=llama3-405b&gpu=h100&gpus=8&batch=512&micro=16&pp=2",
         "model=llama3-8b&gpu=rtx4090&gpus=4&batch=128&micro=16",
         "model=llama3-405b&gpu=v100&gpus=64&pp=4&vpp=2",
+        // Too few micro-batches to interleave at the new depth: the plain schedule, the batch
+        // kept (it was swapped for one 8× larger).
+        "model=llama3-405b&gpu=h100&gpus=8&pp=2&vpp=2&batch=8",
     ] {
         let mut sc = Scenario::parse(q).unwrap();
         let fix = gpu_scaling_lab::model::step::fit_fix(&sc).expect(q);
@@ -379,7 +382,17 @@ fn the_fit_fix_applied_as_printed_fits() {
         if q.contains("batch=2048") {
             assert_eq!(s.batch, 2048, "{q}: {fix}");
         }
+        if q.contains("batch=8") {
+            assert_eq!(s.batch, 8, "{q}: {fix}");
+        }
     }
+    // The model's own micro-batch is made smaller too, with recomputation, before more GPUs:
+    // GPT-2 XL fits one V100 at one sample a micro-batch ("gpus=2 and pp=2" was advised).
+    let fix = gpu_scaling_lab::model::step::fit_fix(
+        &Scenario::parse("gpus=1&gpu=v100&model=gpt2-xl").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(fix.scenario.gpus, 1, "{fix}");
 }
 
 /// A node whose NICs outrun its GPUs' PCIe links (one GPU, eight NDR NICs) is advised on the

@@ -994,7 +994,8 @@ fn failure_verdict(s: &Setup, rel: &goodput::Reliability) -> Verdict {
                 )
             } else {
                 (
-                    "One checkpoint at the end (no ckpt_interval: nothing fails)".to_string(),
+                    "Leaving out ckpt_interval (nothing fails, so one checkpoint at the end)"
+                        .to_string(),
                     1.0,
                 )
             }
@@ -1251,7 +1252,9 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     let with = |f: &dyn Fn(&mut Scenario), mut changes: Vec<(&'static str, String)>| {
         let mut s = sc.clone();
         f(&mut s);
-        if s.vpp > 1 && (s.pp == 1 || s.pp * s.vpp > layers) {
+        // The plain schedule where the stages have too few layers to interleave, or (before
+        // the batch is given up) too few micro-batches for it.
+        if s.vpp > 1 && (s.pp == 1 || s.pp * s.vpp > layers || s.setup().is_err()) {
             s.vpp = 1;
             changes.push(("vpp", "1".into()));
         }
@@ -1267,21 +1270,22 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         }
     };
     let mut tries: Vec<FitFix> = Vec::new();
-    // A stated micro-batch is the first thing to make smaller: fewer activations at once, the
-    // same global batch in more micro-batches.
-    let mut micro = sc.micro.unwrap_or(1) / 2;
-    while micro >= 1 {
-        let mut changes = vec![("micro", micro.to_string())];
+    // The micro-batch (stated or the model's default) is the first thing to make smaller:
+    // fewer activations at once, the same global batch in more micro-batches.
+    let at_micro = |m: u32, s: &mut Scenario| {
+        s.micro = Some(m);
+        s.batch = Some(base.batch);
+    };
+    let micro_changes = |m: u32| {
+        let mut changes = vec![("micro", m.to_string())];
         if sc.batch.is_none() {
             changes.push(("batch", base.batch.to_string()));
         }
-        tries.push(with(
-            &|s| {
-                s.micro = Some(micro);
-                s.batch = Some(base.batch);
-            },
-            changes,
-        ));
+        changes
+    };
+    let mut micro = base.micro / 2;
+    while micro >= 1 {
+        tries.push(with(&|s| at_micro(micro, s), micro_changes(micro)));
         micro /= 2;
     }
     let most = most_zero_by_default(base.pp);
@@ -1309,6 +1313,33 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
                     s.tech.recompute = full;
                 },
                 vec![("zero", most.to_string()), ("recompute", "full".into())],
+            ));
+        }
+    }
+    // One sample a micro-batch with full recomputation (and the state sharded as far as the
+    // layout takes it) on these GPUs, before splitting the model or asking for more: GPT-2 XL
+    // fits one V100 so, where "gpus=2 and pp=2" was advised.
+    if base.micro > 1 {
+        let mut changes = micro_changes(1);
+        if base.tech.recompute != full {
+            changes.push(("recompute", "full".into()));
+        }
+        tries.push(with(
+            &|s| {
+                at_micro(1, s);
+                s.tech.recompute = full;
+            },
+            changes.clone(),
+        ));
+        if most > base.zero {
+            changes.push(("zero", most.to_string()));
+            tries.push(with(
+                &|s| {
+                    at_micro(1, s);
+                    s.tech.recompute = full;
+                    s.zero = Some(most);
+                },
+                changes,
             ));
         }
     }
@@ -1350,9 +1381,10 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         .unwrap_or(1);
     // A stated micro-batch as it is, then one sample (where more GPUs alone do not make room
     // for it: "nothing up to 65,536 GPUs fits" was said of models that fit at micro=1).
-    let micros: Vec<Option<u32>> = match sc.micro {
-        Some(m) if m > 1 => vec![None, Some(1)],
-        _ => vec![None],
+    let micros: Vec<Option<u32>> = if base.micro > 1 {
+        vec![None, Some(1)]
+    } else {
+        vec![None]
     };
     // Over `gpus`, split tp × pp (with the state sharded as far as the layout takes, `shard`:
     // ZeRO-3, or ZeRO-1 with a pipeline), at micro-batch `micro` where one is given.

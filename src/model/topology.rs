@@ -128,12 +128,14 @@ pub fn expected_max_load(flows: f64, bins: f64) -> f64 {
     // the same questions again and again: remember recent answers, one slot per question's
     // hash (a sweep evaluates thousands of collectives).
     const SLOTS: usize = 64;
+    const _: () = assert!(SLOTS.is_power_of_two());
     type Slot = std::cell::Cell<(f64, f64, f64)>;
     thread_local! {
         static SEEN: [Slot; SLOTS] = const { [const { Slot::new((0.0, 0.0, 0.0)) }; SLOTS] };
     }
     let key = flows.to_bits().wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ bins.to_bits();
-    let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SLOTS;
+    // The hash's top bits pick the slot.
+    let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOTS.trailing_zeros())) as usize;
     SEEN.with(|seen| {
         let (f, b, e) = seen[slot].get();
         if f == flows && b == bins {

@@ -579,9 +579,7 @@ pub fn group_colour(g: Group, dark: bool) -> RGBColor {
     }
 }
 
-/// The marker of a group as a polygon around (0, 0) in pixels, so colour is not the only cue:
-/// circle, triangle, square, diamond, plus.
-/// A group's marker as a legend glyph's corners.
+/// A group's marker as a legend glyph's corners ([`marker_shape`] for that group).
 fn marker_of(g: Group) -> fn(i32) -> Vec<(i32, i32)> {
     match g {
         Group::Collective => |r| marker_shape(Group::Collective, r),
@@ -592,6 +590,8 @@ fn marker_of(g: Group) -> fn(i32) -> Vec<(i32, i32)> {
     }
 }
 
+/// The marker of a group as a polygon around (0, 0) in pixels, so colour is not the only cue:
+/// circle, triangle, square, diamond, plus.
 pub fn marker_shape(g: Group, r: i32) -> Vec<(i32, i32)> {
     let r = r.max(2);
     match g {
