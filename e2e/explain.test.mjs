@@ -184,6 +184,31 @@ test('a pasted run changes the explorer\'s cluster out loud, and its calibration
   await context.close();
 });
 
+test('a calibration measured on other hardware is not offered to the plan, and Clear goes back to the plan', async () => {
+  const plan = 'gpus=1024&per_node=8&gpu=h100&inter=ib-ndr&model=llama3-70b&recompute=full';
+  const { page, context, problems } = await openPage(env, plan, { viewport: { width: 1440, height: 900 } });
+  const box = page.locator('[data-testid=paste-nccl]');
+  await box.scrollIntoViewIfNeeded();
+  // One A100 node driven by -g 8: its count is read (8), its GPU is not named.
+  await box.fill(data('nccl-tests/all_reduce_8_a100_mlengineering.txt'));
+  await page.waitForSelector('[data-testid=chart-measured]', { state: 'visible' });
+  await page.waitForFunction(() => document.querySelector('[data-testid=gpus]').value === '8');
+  assert.match(await text(page, 'explain-inferred'), /-g 8 with no rank listed → 8 GPUs in one process/);
+  assert.match(await text(page, 'explain-calibration'), /so gpu=h100 was assumed/);
+  // The reader says the run's GPU: its NVLink 3 calibration no longer fits the H100 plan.
+  await page.locator('[data-testid=explain-gpu]').selectOption('a100');
+  await page.waitForSelector('[data-testid=apply-plan-differs]');
+  assert.match(await text(page, 'apply-plan-differs'), /Your plan \(1,024 GPUs\) has NVIDIA H100 SXM 80 GB where the run has NVIDIA A100 SXM 80 GB/);
+  assert.equal(await page.locator('[data-testid=apply-calibration-plan]').count(), 0);
+  // Clear takes the explorer back to the plan; no note of the run's cluster is left.
+  await page.locator('[data-testid=nccl-clear]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=gpus]').value === '1024');
+  assert.equal(await page.locator('[data-testid=explain-plan-note]').count(), 0);
+  assert.equal(await page.locator('[data-testid=gpu]').inputValue(), 'h100');
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
 test('an example button, unreadable lines named by number, and a narrow screen', async () => {
   const { page, context, problems } = await openPage(env, '', { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
   await page.locator('[data-testid=nccl-example-1]').click();

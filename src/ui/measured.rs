@@ -175,6 +175,40 @@ fn Explanation(
             _ => String::new(),
         })
     };
+    // What the plan has other than the run's cluster where the calibration acts: the GPU and
+    // its fabric for calib_intra, the network, its NICs and GPUs per node for calib_net. A
+    // factor measured on one fabric does not carry to another (it was offered to an H100 plan
+    // from an A100 run).
+    let plan_differs = move || -> Option<String> {
+        let tier = explained.with(|e| match e {
+            Some(Ok(e)) => e.calibration.as_ref().ok().map(|c| c.tier),
+            _ => None,
+        })?;
+        let differs = plan.with(|p| {
+            let p = p.as_ref()?;
+            let (a, b) = lab.scenario.with(|now| (p.resolved(), now.resolved()));
+            let nics = |n: u32| format!("{n} NICs per node");
+            let pairs: Vec<(String, String)> = if tier == "network" {
+                vec![
+                    (a.inter.name.into(), b.inter.name.into()),
+                    (nics(a.nics), nics(b.nics)),
+                ]
+            } else {
+                vec![
+                    (a.gpu.name.into(), b.gpu.name.into()),
+                    (a.intra.name.into(), b.intra.name.into()),
+                ]
+            };
+            Some(
+                pairs
+                    .into_iter()
+                    .filter(|(x, y)| x != y)
+                    .map(|(x, y)| format!("{x} where the run has {y}"))
+                    .collect::<Vec<_>>(),
+            )
+        })?;
+        (!differs.is_empty()).then(|| differs.join(", "))
+    };
     let keys = Memo::new(move |_| {
         explained.with(|e| match e {
             Some(Ok(e)) => e.calibration_keys(),
@@ -253,13 +287,21 @@ fn Explanation(
                 <h3>"Calibrate the explorer to your run"</h3>
                 <p data-testid="explain-calibration">{move || with_ok(&|e| e.calibration_text())}</p>
                 <div class="explain-apply">
-                    // The reader's own plan first, when the run's header replaced its cluster.
-                    {move || plan.with(|p| p.as_ref().map(|p| p.gpus)).map(|g| view! {
-                        <button type="button" class="primary" data-testid="apply-calibration-plan"
-                            disabled=move || keys.with(|k| k.is_empty())
-                            on:click=move |_| to_plan.run(keys.get_untracked())>
-                            {format!("Apply it to my plan ({} GPUs)", group(g))}
-                        </button>
+                    // The reader's own plan first, when the run's header replaced its cluster
+                    // and the plan has the hardware the calibration measured.
+                    {move || plan.with(|p| p.as_ref().map(|p| p.gpus)).map(|g| match plan_differs() {
+                        None => view! {
+                            <button type="button" class="primary" data-testid="apply-calibration-plan"
+                                disabled=move || keys.with(|k| k.is_empty())
+                                on:click=move |_| to_plan.run(keys.get_untracked())>
+                                {format!("Apply it to my plan ({} GPUs)", group(g))}
+                            </button>
+                        }.into_any(),
+                        Some(why) => view! {
+                            <p class="hint" data-testid="apply-plan-differs">
+                                {format!("Your plan ({} GPUs) has {why}: this calibration holds for the run's own hardware.", group(g))}
+                            </p>
+                        }.into_any(),
                     })}
                     <button type="button" data-testid="apply-calibration"
                         class:primary=move || plan.with(Option::is_none)
@@ -447,7 +489,15 @@ pub fn ExplainRun() -> impl IntoView {
                                 }
                             } />
                     </label>
-                    <button type="button" on:click=move |_| show(String::new())>"Clear"</button>
+                    // Clearing a run that replaced the plan's cluster goes back to the plan
+                    // (its note outlived the run).
+                    <button type="button" data-testid="nccl-clear" on:click=move |_| {
+                        if plan.with_untracked(Option::is_some) {
+                            to_plan.run(Vec::new());
+                        } else {
+                            show(String::new());
+                        }
+                    }>"Clear"</button>
                 </div>
             </div>
             <div class="explain-status" aria-live="polite">
