@@ -194,6 +194,13 @@ test('a misspelt page= is named like the other keys, and the explorer still open
   // Typed into the address bar of an open page, too.
   await page.evaluate(() => { location.hash = 'page=valdation&gpus=64'; });
   await page.waitForFunction(() => document.querySelector('[data-testid=error]')?.textContent.includes("'valdation' is not a page"));
+  // Each edit replaces the message rather than adding to it (the same typo twice was listed twice).
+  await page.evaluate(() => { location.hash = 'page=valdation&gpus=64&x=1'; });
+  await page.waitForTimeout(300);
+  const said = await page.locator('[data-testid=error]').allTextContents();
+  const count = said.join(' ').split("is not a page").length - 1;
+  assert.equal(count, 1, said.join(' | '));
+  assert.ok(!said.join(' ').includes("'validatoin'"), said.join(' | '));
   assert.deepEqual(problems.console, []);
   await context.close();
 });

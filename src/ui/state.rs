@@ -441,8 +441,16 @@ impl Lab {
             .filter(|e| e.key == "page")
             .cloned()
             .collect();
-        if !page_problems.is_empty() {
-            self.errors.update(|e| e.extend(page_problems));
+        // Replaced, not added: the same typo edited again was listed twice.
+        if !page_problems.is_empty()
+            || self
+                .errors
+                .with_untracked(|e| e.iter().any(|x| x.key == "page"))
+        {
+            self.errors.update(|e| {
+                e.retain(|x| x.key != "page");
+                e.extend(page_problems);
+            });
         }
         if r.pin != self.pinned_query.get_untracked() {
             let mut errs: Vec<ModelError> = r
