@@ -426,6 +426,8 @@ mod tests {
         for l in lessons().unwrap() {
             for (i, s) in l.steps.iter().enumerate() {
                 for text in [&s.text, &s.question, &s.explain] {
+                    // Any case: "Timeline …" at a sentence's start counts too.
+                    let text = &text.to_lowercase();
                     for v in views {
                         for (at, _) in text.match_indices(v) {
                             let before = &text[..at];

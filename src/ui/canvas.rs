@@ -13,6 +13,16 @@ use plotters_backend::{
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+/// The page's background behind a hand-drawn canvas (the animation, the topology view, an
+/// exported figure), light or dark, as the stylesheet's.
+pub fn page_bg(dark: bool) -> &'static str {
+    if dark {
+        "#181a1f"
+    } else {
+        "#ffffff"
+    }
+}
+
 /// A failed canvas call, with the browser's message.
 #[derive(Debug)]
 pub struct CanvasError(String);

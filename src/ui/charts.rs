@@ -302,8 +302,6 @@ fn CompareChooser() -> impl IntoView {
                     </label>
                 }
             }).collect_view()}
-            // A network brings its usual NIC count unless the scenario states one: say which,
-            // or TCP's one NIC against RDMA's eight reads as the network alone.
             // A curve drawn exactly under another is named, or its legend entry has no line.
             {move || {
                 let same = coinciding(&lab);
@@ -311,6 +309,8 @@ fn CompareChooser() -> impl IntoView {
                     <p class="hint" data-testid="compare-coincide">{same}</p>
                 })
             }}
+            // A network brings its usual NIC count unless the scenario states one: say which,
+            // or TCP's one NIC against RDMA's eight reads as the network alone.
             <p class="hint" data-testid="compare-nics">{move || match lab.scenario.with(|s| s.nics) {
                 Some(n) => format!("Every network with nics={n}, as the scenario states."),
                 None => "Each network with its usual NICs per node: one per GPU (up to 8) over RDMA, one over TCP. State nics to compare the links alone.".to_string(),
@@ -353,8 +353,9 @@ fn coinciding(lab: &Lab) -> String {
             .map(|g| {
                 let (last, rest) = g.split_last().unwrap_or((&"", &[]));
                 format!(
-                    "{} and {last} give the same curve here: the line drawn last ({last}) hides the other.",
-                    rest.join(", ")
+                    "{} and {last} give the same curve here: the line drawn last ({last}) hides the {}.",
+                    rest.join(", "),
+                    if rest.len() > 1 { "others" } else { "other" }
                 )
             })
             .collect::<Vec<_>>()

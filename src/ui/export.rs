@@ -117,10 +117,12 @@ pub fn captioned_png_with(
     out.set_height((h * scale).round() as u32);
     // Resizing reset the context: set the scale and font again.
     let _ = ctx.scale(scale, scale);
-    let (bg, fg, muted) = if page_is_dark() {
-        ("#181a1f", "#ebebeb", "#a9b0bb")
+    let dark = page_is_dark();
+    let bg = super::canvas::page_bg(dark);
+    let (fg, muted) = if dark {
+        ("#ebebeb", "#a9b0bb")
     } else {
-        ("#ffffff", "#141414", "#555b66")
+        ("#141414", "#555b66")
     };
     ctx.set_fill_style_str(bg);
     ctx.fill_rect(0.0, 0.0, w, h);

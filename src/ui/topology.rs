@@ -114,7 +114,7 @@ pub(super) fn paint(
     };
     let (cw, ch) = (f64::from(pw), f64::from(ph));
     let at = |p: Pos| (p.x * cw, p.y * ch);
-    let bg = if dark { "#181a1f" } else { "#ffffff" };
+    let bg = super::canvas::page_bg(dark);
     ctx.set_fill_style_str(bg);
     ctx.fill_rect(0.0, 0.0, cw, ch);
     ctx.set_line_cap("round");

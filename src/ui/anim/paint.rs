@@ -107,7 +107,7 @@ impl Painter {
 
     fn clear(&self) {
         self.ctx
-            .set_fill_style_str(if self.dark { "#181a1f" } else { "#ffffff" });
+            .set_fill_style_str(crate::ui::canvas::page_bg(self.dark));
         self.ctx.fill_rect(0.0, 0.0, self.w, self.h);
     }
 
@@ -346,7 +346,7 @@ impl Painter {
             } else {
                 y + h / 2.0 + 4.0 * self.fs * self.scale
             };
-            let bg = if self.dark { "#181a1f" } else { "#ffffff" };
+            let bg = crate::ui::canvas::page_bg(self.dark);
             let plate = if net.label_above { bg } else { switch_fill };
             switch_label = Some((lines, x + w / 2.0, first, line, plate));
         }
