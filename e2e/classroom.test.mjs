@@ -308,3 +308,30 @@ test('presenter: the topology\'s leaf-switch labels keep projector-sized type', 
     }
   }
 });
+
+test('presenter: a lesson about one collective shows its card and that all-reduce playing, on one screen', async () => {
+  for (const [name, viewport] of [['1920', { width: 1920, height: 1080 }], ['1280', { width: 1280, height: 720 }]]) {
+    const { page, context, problems } = await openPage(env, 'presenter=1&lesson=latency-bandwidth&step=2', { viewport });
+    await page.locator('[data-testid=lesson-choice]').first().check();
+    await page.locator('[data-testid=lesson-reveal]').click();
+    await page.locator('[data-testid=lesson-answer]').waitFor();
+    await page.waitForTimeout(400);
+    assert.ok(await visible(page, '[data-testid=collective]'), `${name}: the collective card`);
+    assert.ok(await visible(page, '[data-testid=anim-canvas]'), `${name}: the animation (the pane was two lines of text)`);
+    assert.equal(await visible(page, '[data-testid=timeline-canvas]'), false, `${name}: the step's timeline stays aside`);
+    assert.equal(await visible(page, '[data-testid=chart-speedup]'), false, `${name}: no chart`);
+    // Card and animation fit the screen without scrolling the pane.
+    const bottom = await page.locator('[data-testid=anim-canvas]').evaluate((c) => c.getBoundingClientRect().bottom);
+    assert.ok(bottom <= viewport.height, `${name}: the animation ends at ${bottom}px, below the screen`);
+    // It plays (on its own, or at Play): the rounds advance.
+    const round = () => page.locator('[data-testid=anim-round]').textContent();
+    const before = await round();
+    if ((await page.locator('[data-testid=anim-play]').textContent()).trim() === 'Play') {
+      await page.locator('[data-testid=anim-play]').click();
+    }
+    await page.waitForFunction((b) => document.querySelector('[data-testid=anim-round]').textContent !== b, before);
+    await page.screenshot({ path: path.join(shots, `presenter-collective-${name}.png`) });
+    assert.deepEqual(problems.console, []);
+    await context.close();
+  }
+});

@@ -55,8 +55,8 @@ pub struct Step {
 
 /// The charts a step can name: `speedup`, `efficiency`, `breakdown`, `time-to-train`, `compare`
 /// (other networks), `topology` (the job on the cluster's network), `results` (the cards: the
-/// collective, memory, the verdict), `collective` (the collective's card alone) and `timeline`
-/// (the step's timeline).
+/// collective, memory, the verdict), `collective` (the collective's card, with that all-reduce
+/// playing below it in the presenter) and `timeline` (the step's timeline).
 pub const CHARTS: [&str; 9] = [
     "speedup",
     "efficiency",
