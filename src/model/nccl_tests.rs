@@ -589,7 +589,12 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
     }
     if let Some(n) = run.gpus().filter(|&n| n != setup.gpus) {
         warnings.push(format!(
-            "the run has {n} ranks, the scenario gpus={}: the fit is for the scenario's cluster",
+            "the run {}, the scenario gpus={}: the fit is for the scenario's cluster",
+            if run.ranks > 0 {
+                format!("has {n} ranks")
+            } else {
+                format!("drives {n} GPUs (-g {n}, one process)")
+            },
             setup.gpus
         ));
     }
@@ -610,7 +615,10 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
     }
     let mut sizes = sizes;
     sizes.sort_by(f64::total_cmp);
-    let repeated = sizes.windows(2).filter(|w| w[0] == w[1]).count();
+    let repeated = sizes
+        .chunk_by(|a, b| a == b)
+        .filter(|c| c.len() > 1)
+        .count();
     if repeated > 0 {
         warnings.push(format!(
             "{repeated} size{} appear{} more than once (two runs pasted together?): each line is fitted as its own measurement",
@@ -732,14 +740,32 @@ mod tests {
             run.problems
         );
         let sc = super::super::scenario::Scenario::parse("gpus=8").unwrap();
-        let twice = calibrate(&parse(&format!("{line}{line}")), &sc).unwrap();
+        // Twice or three times, the same two sizes repeat.
+        for times in [2, 3] {
+            let pasted = calibrate(&parse(&line.repeat(times)), &sc).unwrap();
+            assert!(
+                pasted
+                    .warnings
+                    .iter()
+                    .any(|w| w.contains("2 sizes appear more than once")),
+                "{:?}",
+                pasted.warnings
+            );
+        }
+        // A -g run's count is its GPUs, not ranks it lists.
+        let eight = "# nThread 1 nGpus 8\n".to_string() + line;
+        let other = calibrate(
+            &parse(&eight),
+            &super::super::scenario::Scenario::parse("gpus=16").unwrap(),
+        )
+        .unwrap();
         assert!(
-            twice
+            other
                 .warnings
                 .iter()
-                .any(|w| w.contains("2 sizes appear more than once")),
+                .any(|w| w.contains("the run drives 8 GPUs (-g 8, one process)")),
             "{:?}",
-            twice.warnings
+            other.warnings
         );
         assert!(calibrate(&parse(line), &sc).unwrap().warnings.is_empty());
     }
