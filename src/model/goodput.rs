@@ -347,19 +347,24 @@ impl Operations {
     }
 }
 
+/// [`reliability`] of a setup: its GPUs, failure rate, checkpoint size over every node's
+/// storage bandwidth, restart time and checkpoint interval.
+pub fn reliability_of(s: &Setup) -> Reliability {
+    reliability(
+        s.gpus,
+        s.ops.failure_rate,
+        super::step::checkpoint_bytes(s),
+        s.ops.ckpt_gbs * f64::from(s.nodes()),
+        s.ops.restart_min,
+        s.ops.ckpt_interval,
+    )
+}
+
 /// Goodput and time to train of an evaluated step.
 pub fn goodput(s: &Setup, r: &StepResult) -> Goodput {
     let step = r.breakdown.total();
     let straggler = s.ops.straggler_seconds(r.breakdown.compute, s.gpus);
-    let nodes = f64::from(s.nodes());
-    let rel = reliability(
-        s.gpus,
-        s.ops.failure_rate,
-        super::step::checkpoint_bytes(s),
-        s.ops.ckpt_gbs * nodes,
-        s.ops.restart_min,
-        s.ops.ckpt_interval,
-    );
+    let rel = reliability_of(s);
     let batch = s.batch as f64;
     let b_noise = critical_batch(s);
     let budget = budget_samples(s);

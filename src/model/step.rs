@@ -818,8 +818,8 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
                         .map_or(0.0, |r2| step / r2.breakdown.total())
                 };
                 let overlap = speed(&|s2| s2.tech.gather_overlap = true);
-                // A pipeline is not offered ZeRO-3 (see `most_zero_by_default`).
-                let zero3 = if setup.pp > 1 {
+                // ZeRO-3 only where the layout may take it (a pipeline may not).
+                let zero3 = if most_zero_by_default(setup.pp) < 3 {
                     0.0
                 } else {
                     speed(&|s2| s2.zero = 3)
@@ -956,14 +956,19 @@ fn failure_verdict(s: &Setup, rel: &goodput::Reliability) -> Verdict {
     let mttf = rel.mttf_hours;
     let write_h = rel.checkpoint_minutes / 60.0;
     let restart_h = s.ops.restart_min / 60.0;
-    // ETTR at the best checkpoint interval for a write time and a restart time, hours.
-    let ettr_at_best = |write: f64, restart: f64| {
-        goodput::ettr(
-            mttf,
-            write,
-            restart,
-            goodput::optimal_interval(mttf, write, restart),
-        )
+    // The run's reliability with its operations changed by `f` (the shared model, not a
+    // formula of its own here).
+    let with = |f: &dyn Fn(&mut goodput::Operations)| {
+        let mut t = s.clone();
+        f(&mut t.ops);
+        goodput::reliability_of(&t)
+    };
+    // At the best checkpoint interval (none stated), with restarts `restart` times as long.
+    let at_best = |restart: f64| {
+        with(&|o| {
+            o.ckpt_interval = None;
+            o.restart_min *= restart;
+        })
     };
     // Durations in words, from hours.
     let words = |hours: f64| days_text(hours / 24.0);
@@ -973,32 +978,24 @@ fn failure_verdict(s: &Setup, rel: &goodput::Reliability) -> Verdict {
         // remedy is priced at the interval the run checkpoints on (the stated one, else the
         // best), beside the best interval where one is stated: 2× ckpt_gbs promised ETTR 0.98
         // at the best interval to a run that stated one, and got 0.46.
-        let stated = s.ops.ckpt_interval.map(|m| m / 60.0);
-        let at_interval = |write: f64| match stated {
-            Some(tau) if mttf.is_finite() => goodput::ettr(mttf, write, restart_h, tau),
-            Some(tau) => 1.0 / (1.0 + write / tau),
-            None => ettr_at_best(write, restart_h),
-        };
-        let doubled = at_interval(write_h / 2.0);
+        let doubled = with(&|o| o.ckpt_gbs *= 2.0).ettr;
         let against = if mttf.is_finite() {
             format!("against a failure every {}", words(mttf))
         } else {
             "and nothing fails (failure_rate=0)".to_string()
         };
-        let best = stated.map(|_| {
-            if mttf.is_finite() {
-                let best = goodput::optimal_interval(mttf, write_h, restart_h);
-                (
-                    format!("Checkpointing every {} (the best interval)", words(best)),
-                    ettr_at_best(write_h, restart_h),
+        let best = s.ops.ckpt_interval.map(|_| {
+            let best = at_best(1.0);
+            let change = if mttf.is_finite() {
+                format!(
+                    "Checkpointing every {} (the best interval)",
+                    words(best.interval_minutes / 60.0)
                 )
             } else {
-                (
-                    "Leaving out ckpt_interval (nothing fails, so one checkpoint at the end)"
-                        .to_string(),
-                    1.0,
-                )
-            }
+                "Leaving out ckpt_interval (nothing fails, so one checkpoint at the end)"
+                    .to_string()
+            };
+            (change, best.ettr)
         });
         let advice = match best {
             Some((change, ettr)) if ettr > doubled => {
@@ -1033,15 +1030,16 @@ fn failure_verdict(s: &Setup, rel: &goodput::Reliability) -> Verdict {
             100.0 * (1.0 - rel.ettr)
         )
     };
-    let best_ettr = ettr_at_best(write_h, restart_h);
-    let advice = if s.ops.ckpt_interval.is_some() && best_ettr > rel.ettr + 0.02 {
+    let best = at_best(1.0);
+    let advice = if s.ops.ckpt_interval.is_some() && best.ettr > rel.ettr + 0.02 {
         format!(
-            "Checkpointing every {} (the best interval for this failure rate) → ETTR {best_ettr:.2} instead of {:.2}.",
-            words(goodput::optimal_interval(mttf, write_h, restart_h)),
+            "Checkpointing every {} (the best interval for this failure rate) → ETTR {:.2} instead of {:.2}.",
+            words(best.interval_minutes / 60.0),
+            best.ettr,
             rel.ettr
         )
     } else {
-        let quick = ettr_at_best(write_h, restart_h / 2.0);
+        let quick = at_best(0.5).ettr;
         let fewer = "fewer GPUs per job, or hardware that fails less, help most.";
         if quick > rel.ettr + 0.02 {
             format!("Half the restart time → ETTR {quick:.2}; {fewer}")
@@ -1423,16 +1421,22 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     while gpus <= super::scenario::MAX_GPUS {
         let tp = widest_tp.min(gpus);
         let pp = gpus / tp;
+        // (tp, pp, shard): the split over all of them; everything sharded as the layout
+        // stands; both, the split as deep as the layers allow (a power of two) and the
+        // optimizer state sharded over the replicas that leaves. Built one by one, up to the
+        // first that fits.
+        let layouts = [
+            (tp, pp, false),
+            (base.tp, base.pp, true),
+            (tp, 1 << pp.min(layers).ilog2(), true),
+        ];
         for &micro in &micros {
-            let candidates = [
-                (pp <= layers).then(|| split(gpus, tp, pp, false, micro)),
-                // Everything sharded over the GPUs as the layout stands.
-                Some(split(gpus, base.tp, base.pp, true, micro)),
-                // Both: the split as deep as the layers allow (a power of two), and the
-                // optimizer state sharded over the replicas that leaves.
-                Some(split(gpus, tp, 1 << pp.min(layers).ilog2(), true, micro)),
-            ];
-            if let Some(fix) = candidates.into_iter().flatten().find(fits) {
+            if let Some(fix) = layouts
+                .iter()
+                .filter(|&&(_, pp, _)| pp <= layers)
+                .map(|&(tp, pp, shard)| split(gpus, tp, pp, shard, micro))
+                .find(fits)
+            {
                 return Some(fix);
             }
         }
