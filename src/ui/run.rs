@@ -22,21 +22,22 @@ pub fn RunCard() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let at = move |f: &dyn Fn(&RunData, &RunPoint) -> String| {
         // A model that does not fit runs nothing.
-        lab.run.with(|d| match d.chosen_point() {
-            Some(p) if p.fits => f(d, p),
-            _ => "—".to_string(),
+        lab.run.with(|d| match d.timed_point() {
+            Some(p) => f(d, p),
+            None => "—".to_string(),
         })
     };
     // Where the run's time goes, only for a run that is timed: one that does not fit in
     // memory has no bar (its cards are dashes).
     let share = Memo::new(move |_| {
         let chosen = lab.scenario.with(|s| s.gpus);
-        let fits = lab.run.with(|d| d.chosen_point().is_some_and(|p| p.fits));
-        fits.then(|| {
-            lab.shares
-                .with(|s| s.points.iter().find(|p| p.gpus == chosen).copied())
-        })
-        .flatten()
+        let timed = lab.run.with(|d| d.timed_point().is_some());
+        timed
+            .then(|| {
+                lab.shares
+                    .with(|s| s.points.iter().find(|p| p.gpus == chosen).copied())
+            })
+            .flatten()
     });
     let parts = move || {
         share.with(|p| {
