@@ -127,7 +127,7 @@ pub fn expected_max_load(flows: f64, bins: f64) -> f64 {
     // The rounds of one collective, and the same counts on other fabrics and networks, ask
     // the same questions again and again: remember recent answers, one slot per question's
     // hash (a sweep evaluates thousands of collectives).
-    const SLOTS: usize = 64;
+    const SLOTS: usize = 256;
     const _: () = assert!(SLOTS.is_power_of_two());
     type Slot = std::cell::Cell<(f64, f64, f64)>;
     thread_local! {

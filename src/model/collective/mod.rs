@@ -318,13 +318,15 @@ struct Totals {
 }
 
 impl Totals {
-    fn add(&mut self, rt: &RoundTime, count: f64, rounds: u64) {
+    /// Adds `count` rounds like `rt`; each tier's bytes and time count `tier_count` times (a
+    /// tree tick carries one slice of each tier's bytes: `count` over the slices).
+    fn add(&mut self, rt: &RoundTime, count: f64, tier_count: f64, rounds: u64) {
         self.time += rt.total() * count;
         self.latency += rt.latency * count;
         self.by_link[link_index(rt.link)] += rt.transfer * count;
         for (acc, (b, t)) in self.tiers.iter_mut().zip(rt.tiers) {
-            acc.0 += b * count;
-            acc.1 += t * count;
+            acc.0 += b * tier_count;
+            acc.1 += t * tier_count;
         }
         self.rounds += rounds;
     }
@@ -488,14 +490,9 @@ fn costs(
     let mut t = Totals::default();
     for ch in groups.as_slice() {
         let s = ch.step(c, p, tree_depth2);
-        let mut rt = ch.base.timed(p, s.latency, s.transfer);
-        if s.slices > 1 {
-            // A tree tick carries one slice of each tier's bytes.
-            let per_slice = 1.0 / f64::from(s.slices);
-            rt.tiers = rt.tiers.map(|(b, t)| (b * per_slice, t * per_slice));
-        }
+        let rt = ch.base.timed(p, s.latency, s.transfer);
         t.slices = s.slices;
-        t.add(&rt, s.count, s.rounds);
+        t.add(&rt, s.count, s.count / f64::from(s.slices), s.rounds);
     }
     Ok((p, t))
 }
