@@ -738,3 +738,51 @@ fn untied_embeddings_add_state_not_flops() {
     let preset = Scenario::parse("model=llama3-8b&untied=1").and_then(|s| s.setup());
     assert_eq!(preset.unwrap_err().key, "untied");
 }
+
+/// Megatron's backward runs each column-parallel GEMM's tensor-parallel collectives beside the
+/// next GEMM (`tp_async`, the default since 2021): with sequence parallelism 4 of a layer's 10
+/// collectives (2 all-gathers, 2 reduce-scatters of the same bytes) hide, where all 10 used to
+/// wait and sequence parallelism made the step slower than all-reduces.
+#[test]
+fn the_backward_runs_its_column_parallel_collectives_beside_a_gemm() {
+    let q = "model=llama3-70b&gpus=64&tp=8&pp=8&batch=64&micro=1&zero=1";
+    let exposed_tp = |r: &StepReport| r.times.comm_exposed_ms - r.comm_total_ms.pp;
+    let waited = step(&format!("{q}&sp=1&tp_async=0"));
+    let sp = step(&format!("{q}&sp=1"));
+    // All of it waits in the 2021 code.
+    assert!((exposed_tp(&waited) / waited.comm_total_ms.tp - 1.0).abs() < 1e-9);
+    // 6 of 10 equal collectives wait; the other 4 hide behind the GEMMs of a 70B layer.
+    let share = exposed_tp(&sp) / sp.comm_total_ms.tp;
+    assert!((share - 0.6).abs() < 0.01, "{share}");
+    // Without sequence parallelism 2 of a layer's 4 all-reduces wait.
+    let ar = step(&format!("{q}&sp=0"));
+    let share = exposed_tp(&ar) / ar.comm_total_ms.tp;
+    assert!((share - 0.5).abs() < 0.01, "{share}");
+    // What hides slows the GEMMs it runs beside.
+    assert!(sp.times.compute_ms > waited.times.compute_ms);
+}
+
+/// A pipeline slot is all a stage does for one micro-batch (Narayanan et al. 2021 §2.2: (m + p −
+/// 1)·(t_f + t_b), each pass with its tensor-parallel collectives): the bubble is p − 1 slots of
+/// compute, tensor-parallel wait and sends, not of compute alone.
+#[test]
+fn the_bubble_counts_the_tensor_parallel_wait_of_each_slot() {
+    let r = step("model=llama3-70b&gpus=64&tp=8&pp=8&batch=8&micro=1&zero=1&tp_async=0");
+    let m = r.micro_batches as f64;
+    let t = r.times;
+    let slot = (t.compute_ms + t.comm_exposed_ms) / m;
+    assert!((t.bubble_ms / (7.0 * slot) - 1.0).abs() < 1e-6, "{t:?}");
+}
+
+/// Interleaved 1F1B's last stage holds (v − 1)·p + 1 chunks of a stage's 1/v, not the first
+/// stage's p·(1 + (p − 1)/(p·v)): with the first stage the fuller, the loss's buffers (on the
+/// last) are not added to it.
+#[test]
+fn the_interleaved_last_stage_holds_fewer_micro_batches() {
+    let r = step("model=llama3-70b&gpus=64&tp=8&pp=8&vpp=2&batch=64&micro=1&zero=1");
+    let plain = step("model=llama3-70b&gpus=64&tp=8&pp=8&batch=64&micro=1&zero=1");
+    // The first stage: p·(1 + (p − 1)/(p·v)) = 11.5 stage-micro-batches against plain 1F1B's 8.
+    let per = plain.memory_gib.activations / 8.0;
+    assert!((r.memory_gib.activations / per - 11.5).abs() < 1e-6);
+    assert_eq!(r.memory_gib.buffers, 0.0, "the loss is on the last stage");
+}

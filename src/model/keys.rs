@@ -666,6 +666,16 @@ pub const KEYS: &[Key] = &[
         field: |s| &mut s.tech.tp_overlap,
     },
     Key {
+        name: "tp_async",
+        accepts: Accepts::OneOf(|| vec!["0", "1"]),
+        default: "1",
+        unit: "",
+        doc: "1: in the backward pass, the tensor-parallel all-reduce (with sp: reduce-scatter) of each column-parallel GEMM's input gradient runs beside its weight-gradient GEMM, and with sp the input's re-gather beside the input-gradient GEMM (Megatron-LM since August 2021, Megatron-Core always); 0: they wait, as in Megatron-LM's 2021 SC21 code",
+        applies: Applies::Step,
+        always: false,
+        field: |s| &mut s.tech.tp_async,
+    },
+    Key {
         name: "grad_fp32",
         accepts: Accepts::OneOf(|| vec!["0", "1"]),
         default: "0",

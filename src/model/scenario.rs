@@ -107,6 +107,9 @@ pub struct Techniques {
     pub gather_overlap: bool,
     /// Tensor-parallel collectives overlapped with the GEMMs.
     pub tp_overlap: bool,
+    /// The backward's tensor-parallel collectives of the column-parallel GEMMs run beside the
+    /// next GEMM (Megatron-LM's asynchronous backward, see `step`).
+    pub tp_async: bool,
     /// Gradients accumulated and reduced in FP32 (see [`Setup::grad_bytes`]).
     pub grad_fp32: bool,
 }
@@ -118,6 +121,7 @@ impl Default for Techniques {
             overlap: true,
             gather_overlap: false,
             tp_overlap: false,
+            tp_async: true,
             grad_fp32: false,
         }
     }

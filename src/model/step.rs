@@ -54,6 +54,11 @@ const OPTIMIZER_TRAFFIC_BYTES: f64 = 30.0;
 /// a collective overlaps it (the middle of the 10–40 % range such studies report).
 const OVERLAP_SLOWDOWN: f64 = 0.15;
 
+/// Share of a transformer layer's weights in Megatron's column-parallel GEMMs (QKV and the MLP's
+/// first), whose backward collectives run beside a GEMM (`tp_async`): 7/12 for GPT-3's shape,
+/// 0.65 for Llama's (GQA, SwiGLU); the lower is taken.
+const COLUMN_PARALLEL_SHARE: f64 = 7.0 / 12.0;
+
 /// Share of a micro-batch's compute that is the backward pass (2 of the 6·P·s FLOPs per token are
 /// forward, 4 backward: Kaplan et al. 2020 §2.1).
 const BACKWARD_SHARE: f64 = 2.0 / 3.0;
@@ -200,12 +205,6 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
     let per_gpu_share = f64::from(tp * pp) / imbalance;
     let t_mb = micro_batch_time(s, tp, pp) * imbalance;
     let mut compute = t_mb * mf;
-    // Interleaved 1F1B (Narayanan et al. 2021 §2.2.2): with v model chunks per GPU the bubble
-    // shrinks to (p−1)/v micro-batch times. With uneven stages the steady state runs at the
-    // fullest stage's pace (m·t_max) and the fill and drain pass once through every stage
-    // (p·t_mean): the bubble is p·t_mean − t_max.
-    let t_mean = t_mb / imbalance;
-    let bubble = t_mean * (f64::from(pp) - imbalance) / f64::from(s.vpp);
 
     // Tensor parallel: 4 all-reduces per layer per micro-batch (2 forward, 2 backward), 6 with
     // full recomputation (Narayanan et al. 2021 §3.2); with sequence parallelism each becomes a
@@ -213,8 +212,15 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
     // the backward gathers the two column-parallel GEMMs' inputs again for their weight
     // gradients, having kept only its shard (Megatron-LM `tensor_parallel/layers.py`,
     // `LinearWithGradAccumulationAndAsyncCommunication.backward`): two all-gathers more.
+    // That backward runs the column-parallel GEMMs' collectives asynchronously (`tp_async`,
+    // Megatron-LM since cf7efd4, 2021-08-30; Megatron-Core @d98e8a64 `layers.py` lines
+    // 675–708, `async_op=True`): the input gradient's all-reduce (with sp: reduce-scatter)
+    // beside the weight-gradient GEMM, and with sp the input's re-gather beside the
+    // input-gradient GEMM. Those are 2 of the layer's backward all-reduces, or 2 all-gathers
+    // and 2 reduce-scatters with sp; the rest wait (`tp_wait`).
     let layers_per_stage = f64::from(w.layers().div_ceil(pp));
     let mut comm = CommParts::default();
+    let (mut tp_wait, mut tp_beside) = (0.0, 0.0);
     if tp > 1 {
         if let Some(bytes) = w.boundary_bytes(micro, p) {
             let tp_cluster = Cluster {
@@ -228,12 +234,17 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
                 4.0
             };
             let time = |op| collective::cost(&tp_cluster, op, Algo::Auto, bytes).map(|r| r.time_s);
-            let layer = if s.sp {
-                time(Op::ReduceScatter)? * per_layer + time(Op::AllGather)? * (per_layer + 2.0)
+            let (layer, beside) = if s.sp {
+                let (rs, ag) = (time(Op::ReduceScatter)?, time(Op::AllGather)?);
+                (rs * per_layer + ag * (per_layer + 2.0), 2.0 * (rs + ag))
             } else {
-                time(Op::AllReduce)? * per_layer
+                let ar = time(Op::AllReduce)?;
+                (ar * per_layer, 2.0 * ar)
             };
+            let beside = if s.tech.tp_async { beside } else { 0.0 };
             comm.tp = layer * layers_per_stage * mf;
+            tp_beside = beside * layers_per_stage * mf;
+            tp_wait = comm.tp - tp_beside;
         }
     }
     // Pipeline: each micro-batch sends its activations forward and its gradients back across each
@@ -351,16 +362,36 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
     // userbuffer overlap, run in pieces beside the GEMMs that produce and consume them (four
     // pieces a layer, one beside each tensor-parallel GEMM, however many collectives each
     // carries), paying the SM contention while they do.
-    let tp_exposed = if s.tech.tp_overlap && comm.tp > 0.0 {
+    // Without it, the asynchronous backward collectives (`tp_async`) hide behind the GEMM each
+    // runs beside: the column-parallel GEMMs' backward, both of its GEMMs with sp, the
+    // weight-gradient half without. Those GEMMs hold 7/12 of a GPT layer's weights (QKV 3·h²
+    // and the MLP's first 4·h², of 12·h²; 0.65 for Llama's GQA and SwiGLU: the lower is taken),
+    // and a layer's backward GEMMs take 4 of its 6 FLOPs per weight and token.
+    let (tp_exposed, tp_hidden) = if s.tech.tp_overlap && comm.tp > 0.0 {
         let pieces = 4.0 * layers_per_stage * mf;
-        let exposed = exposed_after(comm.tp, compute, pieces);
-        compute += (comm.tp - exposed) * OVERLAP_SLOWDOWN;
-        exposed
+        let exposed = exposed_after(comm.tp, t_mb * mf, pieces);
+        (exposed, comm.tp - exposed)
+    } else if tp_beside > 0.0 {
+        let dense_bwd = t_mb * mf * 2.0 / 3.0 * w.layer_dense_flops_per_sample() / hw_flops;
+        let (pieces, gemm_share) = if s.sp { (4.0, 1.0) } else { (2.0, 0.5) };
+        let window = dense_bwd * COLUMN_PARALLEL_SHARE * gemm_share;
+        let exposed = exposed_after(tp_beside, window, pieces * layers_per_stage * mf);
+        (tp_wait + exposed, tp_beside - exposed)
     } else {
-        comm.tp
+        (comm.tp, 0.0)
     };
+    let tp_slowdown = tp_hidden * OVERLAP_SLOWDOWN;
+    compute += tp_slowdown;
     comm.tp_exposed = tp_exposed;
     let comm_exposed = tp_exposed + comm.pp + dp_exposed;
+    // Interleaved 1F1B (Narayanan et al. 2021 §2.2.2): with v model chunks per GPU the bubble
+    // shrinks to (p−1)/v micro-batch times. With uneven stages the steady state runs at the
+    // fullest stage's pace (m·t_max) and the fill and drain pass once through every stage
+    // (p·t_mean): the bubble is p·t_mean − t_max. A stage's micro-batch time is all it does in
+    // its slot (§2.2: (m + p − 1)·(t_f + t_b), each pass with its tensor-parallel collectives):
+    // the compute, the tensor-parallel wait and the sends to the next stage.
+    let slot = t_mb + (tp_slowdown + tp_exposed + comm.pp) / mf;
+    let bubble = slot / imbalance * (f64::from(pp) - imbalance) / f64::from(s.vpp);
 
     // Serial: the optimizer step over the parameters this GPU updates (sharded by ZeRO ≥ 1),
     // memory-bound, plus the per-step host overhead.
@@ -614,10 +645,16 @@ fn working_memory(s: &Setup) -> (f64, f64) {
     };
     let loss = w.loss_bytes_per_sample(s.tp) * micro;
     // Both ends of a pipeline peak as a backward pass starts. The first stage holds `in_flight`
-    // micro-batches; the last holds one (as many when interleaved: its GPUs also run an early
-    // chunk) and the loss, whose buffers are freed before a recomputed layer needs its working
-    // set. The fuller of the two is this step's memory per GPU; with one stage they coincide.
-    let last_in_flight = if s.vpp > 1 { in_flight } else { 1.0 };
+    // micro-batches; the last holds the loss, whose buffers are freed before a recomputed layer
+    // needs its working set, and one micro-batch, or interleaved (v−1)·p + 1 chunks of 1/v of
+    // a stage: Megatron-Core's warm-up runs (p − rank − 1)·2 + (v − 1)·p chunks before the
+    // steady state's one (`schedules.py`, `forward_backward_pipelining_with_interleaving`), the
+    // first rank's (v·p + p − 1) chunks being `in_flight`. The fuller of the two is this step's
+    // memory per GPU; with one stage they coincide.
+    let v = f64::from(s.vpp);
+    let last_in_flight = (((v - 1.0) * pp_f + 1.0) / v)
+        .min(s.micro_batches as f64)
+        .max(1.0);
     let first = (stage * in_flight, working);
     let last = (stage * last_in_flight, loss.max(working));
     if first.0 + first.1 > last.0 + last.1 {

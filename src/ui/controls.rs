@@ -579,6 +579,7 @@ pub fn Controls() -> impl IntoView {
                     &[("1", "on"), ("0", "off")])
                 value=key_value(lab, "sp") />
             <KeyCheck label="Tensor-parallel collectives overlap the GEMMs" key="tp_overlap" testid="tp-overlap" />
+            <KeyCheck label="Backward: column-parallel collectives beside the next GEMM (Megatron since 2021)" key="tp_async" testid="tp-async" />
             <Number label="Pipeline stages (pp)" key="pp" testid="pp"
                 value=Signal::derive(move || sc.with(|s| s.pp.to_string())) />
             <KeyField label="Interleaved 1F1B, vpp" key="vpp" testid="vpp" />
