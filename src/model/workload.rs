@@ -528,7 +528,9 @@ impl Workload {
     /// Model FLOPs per training sample, without recomputation: 6 per multiplied parameter and
     /// token (the lookup tables excluded, as Megatron-LM's `num_floating_point_operations` and
     /// torchtitan's `get_nparams_and_flops` count) plus attention 12·l·h·s² (PaLM, Chowdhery et
-    /// al. 2022, appendix B — the MFU convention).
+    /// al. 2022, appendix B — the MFU convention). Megatron-LM's count has halved the attention
+    /// term for the causal mask since 20d66d5 (2026-01); its 2024 H100 table (the `mcore-*`
+    /// rows, @f2e5db402c `training.py`) counted it whole, as here.
     pub fn model_flops_per_sample(&self) -> f64 {
         match self.arch {
             Arch::Transformer {

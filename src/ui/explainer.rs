@@ -21,7 +21,7 @@ pub const GLOSSARY: &[(&str, &str, &str)] = &[
     ("speedup", "speedup", "How many times more training per second than one GPU of the same kind. Ideal is n× on n GPUs."),
     ("efficiency", "efficiency", "Speedup divided by the number of GPUs: the share of each added GPU's work you keep. 100 % is perfect scaling."),
     ("tokens-per-s", "tokens/s", "Throughput of a language-model run: how many tokens (pieces of words) the whole cluster trains on per second. Models that read images count samples/s instead."),
-    ("mfu", "MFU", "Model FLOPs utilisation: the useful arithmetic of training (not counting recomputation) as a share of what the GPUs could do at their peak."),
+    ("mfu", "MFU", "Model FLOPs utilisation: the useful arithmetic of training (not counting recomputation) as a share of what the GPUs could do at their peak. Counted as PaLM and torchtitan count it: 6 FLOPs per parameter and token, plus attention over the whole score matrix; Megatron-LM since 2026 halves attention for the causal mask, which reads a few points lower at long sequences."),
     ("amdahl", "Amdahl's law", "If a share f of the work cannot be split, n workers are at most 1 ÷ (f + (1 − f) ÷ n) times faster: never more than 1 ÷ f."),
     ("data-parallel", "data parallelism", "Every GPU holds the whole model and learns from different examples; the gradients are averaged after each step."),
     ("zero", "ZeRO / FSDP", "Data parallelism that shards the weights, gradients and optimizer state across GPUs instead of copying them, trading memory for more communication."),
