@@ -808,3 +808,31 @@ fn the_critical_batch_grows_as_the_loss_falls() {
     assert!(large > 2.0 * small, "{large}");
     assert!(long > large && (1.1e7..1.3e7).contains(&long), "{long}");
 }
+
+/// The verdict names the link the collective card and the topology view name: a job spread
+/// over leaf groups whose uplinks are 94 % busy was told its GPUs' PCIe links bound the sync
+/// (the node's NICs being faster than them) and to use bf16 gradients, which it already did.
+/// Each lever it offers re-runs to its figure.
+#[test]
+fn the_verdict_names_the_uplinks_that_bound_the_sync() {
+    let q = "gpus=256&per_node=4&gpu=a100&inter=roce400&model=llama3-70b&tp=4&zero=3&recompute=full&placement=spread";
+    let r = step(q);
+    let card = CollectiveReport::new(&Scenario::parse(q).unwrap()).unwrap();
+    assert_eq!(card.bottleneck, "leaf-uplink");
+    assert!(
+        r.advice.starts_with("The leaf switches' uplinks"),
+        "{}",
+        r.advice
+    );
+    assert!(
+        !r.advice.contains("PCIe") && !r.advice.contains("bf16"),
+        "{}",
+        r.advice
+    );
+    let packed = step(&q.replace("placement=spread", "placement=packed"));
+    let said = format!(
+        "(placement=packed) → {:.2}×",
+        r.times.step_ms / packed.times.step_ms
+    );
+    assert!(r.advice.contains(&said), "{} lacks {said}", r.advice);
+}

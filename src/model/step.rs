@@ -4,10 +4,11 @@
 //! (inside a node), then pipeline stages, then data-parallel replicas. The model reads a resolved
 //! [`Setup`]; the "what if" questions of the verdict change a [`Scenario`] and resolve it again.
 
-use super::collective::{self, Algo, Cluster, Op};
+use super::collective::{self, Algo, Cluster, Link, Op};
 use super::goodput;
 use super::hardware::{flash_rate_at, Precision};
 use super::scenario::{Attn, Scaling, Scenario, Setup};
+use super::topology::{Placement, Topology};
 use super::units::{days_text, GIB};
 use super::workload::{Activations, Recompute, GEMM_FIXED_S};
 use super::ModelError;
@@ -101,6 +102,32 @@ pub struct CommParts {
     pub pp_crosses_nodes: bool,
     /// The tensor-parallel part left exposed (all of it unless it overlaps the GEMMs).
     pub tp_exposed: f64,
+    /// The data-parallel sync's main collective over the whole gradient, for asking which
+    /// link bounds it (costed only when asked).
+    pub dp_sync: Option<DpSync>,
+}
+
+/// The data-parallel sync's main collective: the all-reduce, or ZeRO's reduce-scatter, of the
+/// gradients one GPU holds, on the replicas' cluster.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DpSync {
+    /// The replicas' cluster (their NIC share).
+    pub cluster: Cluster,
+    /// All-reduce, or reduce-scatter under ZeRO.
+    pub op: Op,
+    /// The algorithm the scenario states (`auto` for ZeRO's reduce-scatter).
+    pub algo: Algo,
+    /// Gradient bytes.
+    pub bytes: f64,
+}
+
+impl DpSync {
+    /// The link that bounds the sync (`None` if it cannot be costed).
+    pub fn bound(&self) -> Option<Link> {
+        collective::cost(&self.cluster, self.op, self.algo, self.bytes)
+            .ok()
+            .map(|r| r.bottleneck)
+    }
 }
 
 /// Memory per GPU, bytes.
@@ -274,6 +301,21 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             ..*c
         };
         comm.dp_crosses_nodes = dp_cluster.nodes() > 1;
+        comm.dp_sync = Some(if s.zero == 0 {
+            DpSync {
+                cluster: dp_cluster,
+                op: Op::AllReduce,
+                algo: s.algo,
+                bytes: grad_bytes,
+            }
+        } else {
+            DpSync {
+                cluster: dp_cluster,
+                op: Op::ReduceScatter,
+                algo: Algo::Auto,
+                bytes: grad_bytes,
+            }
+        });
         if s.algo != Algo::Auto && s.zero > 0 {
             // A stated all-reduce algorithm the replicas' cluster cannot run is refused, as
             // at ZeRO-0, though ZeRO's collectives leave it unused.
@@ -837,7 +879,7 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
     }
     match kind {
         Bottleneck::Network => {
-            let mut v = comm_verdict(r, &c, pct, faster_on);
+            let mut v = comm_verdict(r, &setup, &c, pct, faster_on);
             // ZeRO-1/2 gather the updated weights after the step, waited for; ZeRO-3 prefetches
             // them behind the forward pass, and Megatron's distributed optimizer can overlap the
             // gather (gather_overlap=1). Where either is faster, the advice says so: the default
@@ -1160,6 +1202,7 @@ fn memory_verdict(sc: &Scenario, r: &StepResult) -> Verdict {
 /// Which communication the step waits on, and what doubling its bandwidth would give.
 fn comm_verdict(
     r: &StepResult,
+    s: &Setup,
     c: &Cluster,
     pct: impl Fn(f64) -> f64,
     faster_on: impl Fn(&Cluster) -> f64,
@@ -1230,21 +1273,105 @@ fn comm_verdict(
                 faster_on(&intra2),
             )
         };
-        // The node's NICs are faster than its GPUs' PCIe links can feed them.
-        let host_bound = parts.dp_crosses_nodes && c.net_link() == collective::Link::HostPcie;
-        let advice = if host_bound {
+        // The link that bounds the sync as the collective card and the topology view name it:
+        // the GPUs' own PCIe links where the node's NICs are faster than those can feed them,
+        // or the uplinks above the leaf switches.
+        let bound = if parts.dp_crosses_nodes {
+            parts.dp_sync.and_then(|d| d.bound())
+        } else {
+            None
+        };
+        // What twice the bandwidth of that link gives, against half the latency.
+        let (link, doubled) = match bound {
+            Some(Link::HostPcie) => (
+                "the GPUs' PCIe",
+                faster_on(&Cluster {
+                    host_bw: c.host_bw * 2.0,
+                    ..*c
+                }),
+            ),
+            Some(Link::NvLink | Link::Pcie | Link::Switch) => ("intra-node", faster_on(&intra2)),
+            _ => (more, bandwidth),
+        };
+        let advice = if half_latency > doubled {
             format!(
-                "The GPUs' own PCIe links, not the NICs, bound the sync: 2× NIC bandwidth gives {bandwidth:.2}×, half the latency {half_latency:.2}×; fewer bytes (bf16 gradients) or GPUs on a newer PCIe generation help."
-            )
-        } else if half_latency > bandwidth {
-            format!(
-                "It is latency-bound: half the latency → {half_latency:.2}× faster, 2× {more} bandwidth only {bandwidth:.2}×; fewer, larger messages (bigger buckets, fewer data-parallel ranks) help."
+                "It is latency-bound: half the latency → {half_latency:.2}× faster, 2× {link} bandwidth only {doubled:.2}×; fewer, larger messages (bigger buckets, fewer data-parallel ranks) help."
             )
         } else {
-            format!("2× {more} bandwidth → {bandwidth:.2}× faster.")
+            match bound {
+                Some(Link::HostPcie) => {
+                    let fewer = if s.tech.grad_fp32 {
+                        "fewer bytes (bf16 gradients: grad_fp32=0)"
+                    } else {
+                        "fewer bytes"
+                    };
+                    format!(
+                        "The GPUs' own PCIe links, not the NICs, bound the sync: twice their bandwidth → {doubled:.2}× faster (2× NIC bandwidth {bandwidth:.2}×, half the latency {half_latency:.2}×); {fewer} or GPUs on a newer PCIe generation help."
+                    )
+                }
+                Some(tier @ (Link::LeafUplink | Link::SpineUplink)) => {
+                    uplink_advice(tier, c, bandwidth, &faster_on)
+                }
+                // A sync across nodes whose rounds inside the node are the slower.
+                Some(Link::NvLink | Link::Pcie | Link::Switch) => format!(
+                    "The links inside each node, not the NICs, bound the sync: 2× intra-node bandwidth → {doubled:.2}× faster, 2× {more} bandwidth {bandwidth:.2}×."
+                ),
+                _ => format!("2× {more} bandwidth → {bandwidth:.2}× faster."),
+            }
         };
         Verdict::new(bottleneck, waits(dp, text), advice)
     }
+}
+
+/// Advice when the switches' uplinks above the nodes bound the sync: what a non-blocking tier
+/// and a packed job would give, each only where it is not the scenario already.
+fn uplink_advice(
+    tier: Link,
+    c: &Cluster,
+    bandwidth: f64,
+    faster_on: &impl Fn(&Cluster) -> f64,
+) -> String {
+    let (name, oversub) = if tier == Link::LeafUplink {
+        ("leaf switches' uplinks", c.topo.oversub)
+    } else {
+        ("pods' uplinks", c.topo.pod_oversub)
+    };
+    let mut levers = Vec::new();
+    if oversub > 1.0 {
+        let mut topo = c.topo;
+        if tier == Link::LeafUplink {
+            topo.oversub = 1.0;
+        } else {
+            topo.pod_oversub = 1.0;
+        }
+        let key = if tier == Link::LeafUplink {
+            "oversub"
+        } else {
+            "pod_oversub"
+        };
+        levers.push(format!(
+            "a non-blocking tier ({key}=1) → {:.2}×",
+            faster_on(&Cluster { topo, ..*c })
+        ));
+    }
+    if c.topo.placement != Placement::Packed {
+        let topo = Topology {
+            placement: Placement::Packed,
+            ..c.topo
+        };
+        levers.push(format!(
+            "the job packed into fewer leaf groups (placement=packed) → {:.2}×",
+            faster_on(&Cluster { topo, ..*c })
+        ));
+    }
+    let levers = if levers.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", levers.join(", "))
+    };
+    format!(
+        "The {name}, not the NICs, bound the sync: 2× NIC bandwidth gives {bandwidth:.2}×{levers}."
+    )
 }
 
 /// A change that makes a scenario fit in memory.
