@@ -64,6 +64,11 @@ pub struct Run {
     /// Sizes whose `#wrong` cells (out of place and in place) count wrong values (nccl-tests
     /// checked the result and found it corrupted): (size in bytes, wrong values).
     pub wrong: Vec<(f64, f64)>,
+    /// Where a second run begins in the text (line number), when the paste holds more than one
+    /// (the same output pasted twice, or `-N` cycles): only the first run is read.
+    pub next_run_at: Option<usize>,
+    /// Runs the text holds (1 for one; counted by their restarts, not read).
+    pub runs: u32,
 }
 
 impl Run {
@@ -310,12 +315,58 @@ fn gpu_count(word: &str) -> Option<u32> {
 /// Parses the text output of an nccl-tests binary. Never panics; lines it cannot read are
 /// listed in [`Run::problems`].
 pub fn parse(text: &str) -> Run {
-    let mut run = Run::default();
+    let mut run = Run {
+        runs: 1,
+        ..Run::default()
+    };
     // The first data line with a count's columns, for a run that does not name its collective.
     let mut seen: Option<Columns> = None;
+    // Rank numbers the header listed, and the last size read: a rank listed again, or a size
+    // no larger than the one before (nccl-tests sizes only grow), starts another run.
+    let mut rank_ids: Vec<String> = Vec::new();
+    let mut last_size: Option<f64> = None;
     for (n, raw) in text.lines().enumerate() {
         let line = strip_prefix(raw).trim();
         if line.is_empty() {
+            continue;
+        }
+        let restarts = match line.strip_prefix('#') {
+            Some(h) => {
+                let t: Vec<&str> = h.split_whitespace().collect();
+                t.first() == Some(&"Rank")
+                    && t.get(1).is_some_and(|id| rank_ids.iter().any(|r| r == id))
+            }
+            None => line
+                .split_whitespace()
+                .next()
+                .filter(|t| is_size(t))
+                .and_then(|t| t.parse::<f64>().ok())
+                .zip(last_size)
+                .is_some_and(|(size, last)| size <= last),
+        };
+        if restarts {
+            run.runs += 1;
+            run.next_run_at.get_or_insert(n + 1);
+            // The rest of this run is not read; a rank line starts the next one's header.
+            rank_ids.clear();
+            last_size = None;
+            continue;
+        }
+        if run.next_run_at.is_some() {
+            // Past the first run: only its restarts are counted.
+            if let Some(h) = line.strip_prefix('#') {
+                let t: Vec<&str> = h.split_whitespace().collect();
+                if t.first() == Some(&"Rank") {
+                    rank_ids.extend(t.get(1).map(|id| id.to_string()));
+                }
+            } else if let Some(size) = line
+                .split_whitespace()
+                .next()
+                .filter(|t| is_size(t))
+                .and_then(|t| t.parse::<f64>().ok())
+            {
+                last_size = Some(size);
+            }
             continue;
         }
         let lower = line.to_ascii_lowercase();
@@ -354,6 +405,7 @@ pub fn parse(text: &str) -> Run {
             // "#  Rank  0 Group  0 Pid 123 on host1 device  0 [0x1b] NVIDIA H100 80GB HBM3"
             if t.first() == Some(&"Rank") {
                 run.ranks += 1;
+                rank_ids.extend(t.get(1).map(|id| id.to_string()));
                 if let Some(k) = t.iter().position(|w| *w == "on") {
                     if let Some(host) = t.get(k + 1) {
                         if !run.hosts.iter().any(|x| x == host) {
@@ -381,6 +433,7 @@ pub fn parse(text: &str) -> Run {
                     if wrong > 0.0 {
                         run.wrong.push((r.bytes, wrong));
                     }
+                    last_size = Some(r.bytes);
                     run.rows.push(r)
                 }
                 Err(e) => run.problems.push((n + 1, e)),
@@ -406,6 +459,13 @@ pub fn parse(text: &str) -> Run {
         run.op_from_columns = run.op.is_some();
     }
     run
+}
+
+/// What a paste of more than one run says: only the first is read.
+pub fn run_count_note(runs: u32, line: usize) -> String {
+    format!(
+        "the paste holds {runs} runs (the second starts again at line {line}: a rank listed again or a size no larger than the one before); only the first is read"
+    )
 }
 
 /// A straight line t = α + β·S fitted to a run: α the latency (µs), β the µs per byte.
@@ -613,18 +673,8 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
             round(lat)
         ));
     }
-    let mut sizes = sizes;
-    sizes.sort_by(f64::total_cmp);
-    let repeated = sizes
-        .chunk_by(|a, b| a == b)
-        .filter(|c| c.len() > 1)
-        .count();
-    if repeated > 0 {
-        warnings.push(format!(
-            "{repeated} size{} appear{} more than once (two runs pasted together?): each line is fitted as its own measurement",
-            if repeated == 1 { "" } else { "s" },
-            if repeated == 1 { "s" } else { "" }
-        ));
+    if let Some(line) = run.next_run_at {
+        warnings.push(run_count_note(run.runs, line));
     }
     sc.set(key, &round(bw).to_string())
         .map_err(|e| e.to_string())?;
@@ -740,18 +790,31 @@ mod tests {
             run.problems
         );
         let sc = super::super::scenario::Scenario::parse("gpus=8").unwrap();
-        // Twice or three times, the same two sizes repeat.
+        // Twice or three times, the same run: the first is read, and the paste's runs counted.
         for times in [2, 3] {
-            let pasted = calibrate(&parse(&line.repeat(times)), &sc).unwrap();
+            let run = parse(&line.repeat(times));
+            assert_eq!(run.rows.len(), 2);
+            assert_eq!((run.runs, run.next_run_at), (times as u32, Some(3)));
+            let pasted = calibrate(&run, &sc).unwrap();
             assert!(
                 pasted
                     .warnings
                     .iter()
-                    .any(|w| w.contains("2 sizes appear more than once")),
+                    .any(|w| w.contains(&format!("the paste holds {times} runs"))),
                 "{:?}",
                 pasted.warnings
             );
         }
+        // A header pasted twice lists its ranks twice: they are the same ranks, in another run.
+        let header = "#  Rank  0 Group  0 Pid 1 on h1 device  0 [0x1b] NVIDIA A100
+                      #  Rank  1 Group  0 Pid 2 on h2 device  0 [0x1b] NVIDIA A100
+";
+        let twice = parse(&format!("{header}{line}").repeat(2));
+        assert_eq!(
+            (twice.ranks, twice.hosts.len(), twice.rows.len()),
+            (2, 2, 2)
+        );
+        assert_eq!(twice.runs, 2);
         // A -g run's count is its GPUs, not ranks it lists.
         let eight = "# nThread 1 nGpus 8\n".to_string() + line;
         let other = calibrate(

@@ -111,6 +111,12 @@ pub struct Explained {
 /// "NVIDIA H100 80GB HBM3 → H100", "all_reduce_perf".
 pub fn inferred(run: &Run) -> Vec<String> {
     let mut v = Vec::new();
+    if let Some(line) = run.next_run_at {
+        v.push(format!(
+            "the first of {} runs pasted (the next starts at line {line} and is not read)",
+            run.runs
+        ));
+    }
     if run.alltoall {
         v.push("alltoall_perf".to_string());
     } else if let Some(op) = run.op {
@@ -999,6 +1005,18 @@ mod tests {
         assert!(said.contains("16 ranks"), "{said}");
         assert!(said.contains("2 hosts → 8 GPUs per node"), "{said}");
         assert!(said.contains("H100 80GB HBM3 → H100"), "{said}");
+        assert!(!said.contains("runs pasted"), "{said}");
+        // The same output pasted twice is one run of 16 ranks on 2 hosts (it read as 32 ranks
+        // with 16 GPUs a node, every size twice, the charts drawn back from the largest size).
+        let twice = parse(&SAMPLES[0].1.repeat(2));
+        let said_twice = inferred(&twice).join("; ");
+        assert!(
+            said_twice.starts_with("the first of 2 runs pasted"),
+            "{said_twice}"
+        );
+        assert!(said_twice.contains("16 ranks"), "{said_twice}");
+        assert_eq!(header_keys(&twice), header_keys(&run));
+        assert_eq!(twice.rows, run.rows);
         assert_eq!(
             header_keys(&run),
             vec![
