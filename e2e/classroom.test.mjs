@@ -335,3 +335,78 @@ test('presenter: a lesson about one collective shows its card and that all-reduc
     await context.close();
   }
 });
+
+// Presenter at a projector's sizes (review 11): on every lesson step, revealing the answer
+// keeps the step's heading, scene, question, choices, answer and Previous/Next/Exit on the
+// screen without scrolling; the question sits inside its box; the pane beside it (chart,
+// cards, animation) is not cut at the bottom.
+const lessonFile = JSON.parse(readFileSync(new URL('../content/lessons.json', import.meta.url), 'utf8'));
+
+/** Where the presenter's step and its pane stand, once revealed. */
+const presenterFit = (page) => page.evaluate(() => {
+  const pane = document.querySelector('.page.presenter > .lessons');
+  const side = document.querySelector('.page.presenter > .layout');
+  const paneBox = pane.getBoundingClientRect();
+  const out = [];
+  const seen = (sel, what) => {
+    const all = [...document.querySelectorAll(sel)].filter((e) => e.getBoundingClientRect().width > 0);
+    if (!all.length) out.push(`${what} is not shown`);
+    for (const e of all) {
+      const r = e.getBoundingClientRect();
+      if (r.top < paneBox.top - 1 || r.bottom > Math.min(paneBox.bottom, innerHeight) + 1) {
+        out.push(`${what} at ${Math.round(r.top)}–${Math.round(r.bottom)} px, the pane shows ${Math.round(paneBox.top)}–${Math.round(paneBox.bottom)}`);
+      }
+    }
+  };
+  seen('.lesson h3', 'the heading');
+  seen('[data-testid=lesson-text]', 'the scene');
+  seen('.predict legend', 'the question');
+  seen('[data-testid=lesson-choice]', 'a choice');
+  seen('[data-testid=lesson-answer]', 'the answer');
+  seen('.lesson-nav button:not([data-testid=lesson-handout])', 'a navigation button');
+  // The question inside its box: the border used to run through a question of two lines.
+  const legend = document.querySelector('.predict legend').getBoundingClientRect();
+  const box = document.querySelector('.predict').getBoundingClientRect();
+  // A legend on the border starts where the box does, the border drawn through its middle.
+  if (legend.top < box.top + 1) out.push('the question sits on its box\'s border, which runs through its words');
+  return {
+    problems: out,
+    paneScroll: pane.scrollTop,
+    sideCut: side.scrollHeight - side.clientHeight,
+    pageScroll: document.documentElement.scrollHeight - innerHeight,
+    root: parseFloat(getComputedStyle(document.documentElement).fontSize),
+  };
+});
+
+test('presenter at 1280×720 and 1920×1080: every revealed step fits its pane without scrolling', async () => {
+  for (const [name, viewport] of [['1280x720', { width: 1280, height: 720 }], ['1920x1080', { width: 1920, height: 1080 }]]) {
+    const bad = [];
+    for (const lesson of lessonFile.lessons) {
+      const { page, context, problems } = await openPage(env, `presenter=1&lesson=${lesson.id}&step=1`, { viewport });
+      await page.locator('[data-testid=lesson]').waitFor();
+      for (let k = 1; k <= lesson.steps.length; k++) {
+        await page.waitForFunction((k) => location.hash.includes(`step=${k}&`) && !document.querySelector('[data-testid=lesson-answer]'), k);
+        // Before the reveal the way on is in sight too.
+        const reveal = await page.locator('[data-testid=lesson-reveal]').boundingBox();
+        if (reveal.y + reveal.height > viewport.height) bad.push(`${name} ${lesson.id} ${k}: the reveal button is below the screen`);
+        await page.locator('[data-testid=lesson-choice]').first().check();
+        await page.locator('[data-testid=lesson-reveal]').click();
+        await page.locator('[data-testid=lesson-answer]').waitFor();
+        await page.waitForTimeout(400);
+        const fit = await presenterFit(page);
+        const where = `${name} ${lesson.id} step ${k}`;
+        bad.push(...fit.problems.map((p) => `${where}: ${p}`));
+        if (fit.paneScroll > 0) bad.push(`${where}: the reveal scrolled the lesson by ${fit.paneScroll} px`);
+        if (fit.sideCut > 1) bad.push(`${where}: the ${lesson.steps[k - 1].chart || 'speedup'} pane is cut by ${fit.sideCut} px`);
+        if (fit.pageScroll > 1) bad.push(`${where}: the page scrolls by ${fit.pageScroll} px`);
+        if (lesson.id === 'leaving-the-box' && k === 2 || lesson.id === 'latency-bandwidth' && k === 2 || lesson.id === 'one-box') {
+          await page.screenshot({ path: path.join(shots, `presenter-fit-${name}-${lesson.id}-${k}.png`) });
+        }
+        await page.locator('[data-testid=lesson-next]').click();
+      }
+      assert.deepEqual(problems.console, [], `${name} ${lesson.id}`);
+      await context.close();
+    }
+    assert.deepEqual(bad, []);
+  }
+});

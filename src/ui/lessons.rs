@@ -5,7 +5,7 @@
 //! [`crate::classroom::handout`].
 
 use super::export::Printing;
-use super::page::{focus_by_id, focus_to_top};
+use super::page::{focus_nearest, focus_to_top};
 use super::state::{read_hash, Lab, Route};
 use crate::classroom::{handout, resolve, LessonLink, Progress};
 use crate::lessons::{format_value, lessons, shipped, Lesson};
@@ -359,7 +359,7 @@ fn LessonStep(
             lab.load(&answer_scenario);
             lab.push_next.set_value(false);
         }
-        focus_by_id(ANSWER);
+        focus_nearest(ANSWER);
     };
     let (l_prev, l_next) = (lesson.clone(), lesson.clone());
     let choices = step.choices.clone();
@@ -428,10 +428,10 @@ fn LessonStep(
                                 <p>{step.explain.clone()}</p>
                                 {if lab.embed.get_value().is_some() {
                                     // An embedded lesson has no explorer: the app opens in a new tab.
-                                    view! { <p class="hint"><a href=move || format!("./#{}", lab.scenario.with(|s| s.to_query()))
+                                    view! { <p class="hint to-explorer"><a href=move || format!("./#{}", lab.scenario.with(|s| s.to_query()))
                                         target="_blank" rel="noopener">"See it in the explorer"</a></p> }.into_any()
                                 } else {
-                                    view! { <p class="hint"><a href="#results" on:click=move |ev| { ev.prevent_default(); super::page::jump_to(lab, "results") }>"See it in the explorer"</a></p> }.into_any()
+                                    view! { <p class="hint to-explorer"><a href="#results" on:click=move |ev| { ev.prevent_default(); super::page::jump_to(lab, "results") }>"See it in the explorer"</a></p> }.into_any()
                                 }}
                             </div>
                         }.into_any(),

@@ -147,7 +147,12 @@ pub fn App() -> impl IntoView {
     provide_context(handout);
     use_presenter(lab);
     let presenting = move || lab.presenter.get() && !on_validation_now(lab);
-    Effect::new(move |_| browser::set_body_class("presenting", presenting()));
+    // On <html> too: the presenter's type follows the screen's size (style/presenter.css).
+    Effect::new(move |_| {
+        let on = presenting();
+        browser::set_body_class("presenting", on);
+        browser::set_root_class("presenting", on);
+    });
     Effect::new(move |_| browser::set_root_class("projector", lab.projector.get()));
     Effect::new(move |_| browser::set_body_class("handout-open", handout.0.with(Option::is_some)));
     let on_validation =

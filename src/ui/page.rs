@@ -112,6 +112,30 @@ pub fn focus_by_id(id: &'static str) {
     });
 }
 
+/// Focuses an element by id once the current render is on screen, scrolling only as far as it
+/// takes to bring it into view (`block: "nearest"`): a lesson's answer revealed below the
+/// question no longer scrolls the step's heading and scene out of a presenter's pane when it
+/// is already in sight.
+pub fn focus_nearest(id: &'static str) {
+    request_animation_frame(move || {
+        let Some(el) = document().get_element_by_id(id) else {
+            return;
+        };
+        // web-sys's FocusOptions and ScrollIntoViewOptions are not compiled in: plain objects.
+        let call = |method: &str, key: &str, value: wasm_bindgen::JsValue| {
+            let options = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&options, &key.into(), &value);
+            if let Ok(f) = js_sys::Reflect::get(&el, &method.into()) {
+                if let Some(f) = f.dyn_ref::<js_sys::Function>() {
+                    let _ = f.call1(&el, &options);
+                }
+            }
+        };
+        call("focus", "preventScroll", true.into());
+        call("scrollIntoView", "block", "nearest".into());
+    });
+}
+
 /// Focuses an element by id and scrolls it to the top of the view (the start of a lesson).
 pub fn focus_to_top(id: &'static str) {
     request_animation_frame(move || {
