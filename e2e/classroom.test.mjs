@@ -410,3 +410,28 @@ test('presenter at 1280×720 and 1920×1080: every revealed step fits its pane w
     assert.deepEqual(bad, []);
   }
 });
+
+test('presenter type grows with the screen: larger at 1080p than at 720p, and the animation\'s labels at least 13 px', async () => {
+  const roots = {};
+  for (const [name, viewport] of [['1280x720', { width: 1280, height: 720 }], ['1920x1080', { width: 1920, height: 1080 }]]) {
+    const { page, context, problems } = await openPage(env, 'presenter=1&lesson=latency-bandwidth&step=2', { viewport });
+    await page.locator('[data-testid=lesson-choice]').first().check();
+    await page.locator('[data-testid=lesson-reveal]').click();
+    await page.locator('[data-testid=lesson-answer]').waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid=anim-canvas]').hasAttribute('data-least-type'), null, { timeout: 5000 })
+      .catch(() => {});
+    await page.waitForTimeout(500);
+    roots[name] = (await presenterFit(page)).root;
+    // The GPUs' numbers and the "Server n" labels were drawn at 9 px at 1280.
+    const least = Number(await page.locator('[data-testid=anim-canvas]').getAttribute('data-least-type') ?? 0);
+    assert.ok(least >= 13, `${name}: the animation draws type at ${least || 'an unreported size of'} px`);
+    // The lesson's own words read at the room's distance.
+    const text = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('[data-testid=lesson-text]')).fontSize));
+    assert.ok(text >= viewport.height / 45, `${name}: the scene is set at ${text} px on a ${viewport.height} px screen`);
+    await page.screenshot({ path: path.join(shots, `presenter-type-${name}.png`) });
+    assert.deepEqual(problems.console, []);
+    await context.close();
+  }
+  // It was 20.8 px at both sizes: the 1080p screen showed the 720p layout's type in its top half.
+  assert.ok(roots['1920x1080'] >= 1.35 * roots['1280x720'], JSON.stringify(roots));
+});

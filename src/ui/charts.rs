@@ -134,7 +134,8 @@ pub fn ChartPanel(
         // The backend draws in backing-store pixels: size the store to the device pixels.
         size_backing_store(&c, (w, h), dpr);
         let style = Style {
-            scale: dpr,
+            // A large presenter screen draws the chart's type and lines larger with the page's.
+            scale: dpr * lab.presenter_zoom(),
             dark: dark.get(),
             projector: lab.projector.get(),
         };

@@ -399,6 +399,39 @@ impl Lab {
         format!("{}{q}", Route::prefix(self))
     }
 
+    /// How much larger a canvas draws its type and marks than at projector mode's size: in the
+    /// presenter layout the page's type follows the screen (`html.presenting` in
+    /// style/presenter.css: min(1.625vw, 2.5vh), projector mode's 20.8 px at 1280 × 832), and
+    /// the canvases grow with it; 1 elsewhere, and never below 1 (a 1280 × 720 screen keeps
+    /// the projector's canvas type).
+    pub fn presenter_zoom(&self) -> f64 {
+        if !self.presenter.get_untracked() {
+            return 1.0;
+        }
+        let w = window();
+        let size = |v: Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue>| {
+            v.ok().and_then(|v| v.as_f64()).unwrap_or(0.0)
+        };
+        let (vw, vh) = (size(w.inner_width()), size(w.inner_height()));
+        // Below 861 px the presenter is one column at projector mode's type (the CSS too).
+        if vw <= 860.0 {
+            return 1.0;
+        }
+        (vw / 1280.0).min(vh / 832.0).clamp(1.0, 34.0 / 20.8)
+    }
+
+    /// How much larger a hand-painted canvas (the animation, the timeline, the topology) draws
+    /// its type than the page's CSS pixels: projector mode's 1.4 (the charts' too), times the
+    /// [`Lab::presenter_zoom`].
+    pub fn canvas_type_scale(&self) -> f64 {
+        let projector = if self.projector.get_untracked() {
+            1.4
+        } else {
+            1.0
+        };
+        projector * self.presenter_zoom()
+    }
+
     /// Follows a changed hash (edited by hand, by an embedding page, or Back and Forward):
     /// the lesson, the theme, projector mode and the scenario, adding no history entry.
     pub fn follow(&self, hash: &str) {

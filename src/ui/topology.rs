@@ -270,7 +270,7 @@ pub fn TopologyPanel() -> impl IntoView {
         let t0 = now_ms();
         view.with(|v| {
             if let Ok(v) = v {
-                let type_scale = if lab.projector.get() { 1.4 } else { 1.0 };
+                let type_scale = lab.canvas_type_scale();
                 let least = paint(&c, v, (w, h), dark, device_pixel_ratio(), type_scale);
                 if least.is_finite() {
                     let _ = c.set_attribute("data-least-type", &format!("{least:.1}"));

@@ -64,18 +64,23 @@ struct Painter {
     /// pixels, at most 2.2.
     fs: f64,
     dark: bool,
+    /// The smallest type drawn so far, CSS pixels (for tests and embedding pages).
+    least: std::cell::Cell<f64>,
 }
 
 impl Painter {
     /// Prepares a canvas of `cw` × `ch` CSS pixels (from a ResizeObserver: reading its
-    /// `clientWidth` would force a layout of the page) for painting at device resolution;
-    /// `None` if it is not laid out.
+    /// `clientWidth` would force a layout of the page) for painting at device resolution, its
+    /// type `type_scale` times its size (projector mode's larger type; more in a large
+    /// presenter layout), up to the 2.2 a full-screen canvas reaches anyway; `None` if it is
+    /// not laid out.
     fn with_size(
         canvas: &HtmlCanvasElement,
         cw: f64,
         ch: f64,
         dark: bool,
         dpr: f64,
+        type_scale: f64,
     ) -> Option<Painter> {
         if cw < 10.0 || ch < 10.0 {
             return None;
@@ -87,13 +92,15 @@ impl Painter {
             .flatten()?
             .dyn_into::<CanvasRenderingContext2d>()
             .ok()?;
+        let fs = (cw / 640.0).min(ch / 320.0).clamp(1.0, 2.2);
         Some(Painter {
             ctx,
             w: f64::from(pw),
             h: f64::from(ph),
             scale: dpr,
-            fs: (cw / 640.0).min(ch / 320.0).clamp(1.0, 2.2),
+            fs: (fs * type_scale).min(2.2).max(fs),
             dark,
+            least: std::cell::Cell::new(f64::INFINITY),
         })
     }
 
@@ -152,15 +159,32 @@ impl Painter {
     }
 
     fn set_font(&self, size: f64, weight: &str) {
-        self.ctx.set_font(&format!(
-            "{weight}{}px system-ui, sans-serif",
-            (size * self.fs * self.scale).round()
-        ));
+        self.font_px(size * self.fs, weight);
+    }
+
+    /// Sets the font at `css` CSS pixels (not grown by [`Painter::fs`]) for text about to be
+    /// drawn, and notes its size.
+    fn font_px(&self, css: f64, weight: &str) {
+        let px = self.apply_font(css, weight);
+        self.least.set(self.least.get().min(px / self.scale));
+    }
+
+    /// Sets the font at `css` CSS pixels; returns its size in device pixels.
+    fn apply_font(&self, css: f64, weight: &str) -> f64 {
+        let px = (css * self.scale).round();
+        self.ctx
+            .set_font(&format!("{weight}{px}px system-ui, sans-serif"));
+        px
+    }
+
+    /// The smallest type drawn on the canvas, CSS pixels (infinite when none was).
+    fn least_type(&self) -> f64 {
+        self.least.get()
     }
 
     /// Width of `s` in device pixels at `size` CSS px.
     fn text_width(&self, s: &str, size: f64, weight: &str) -> f64 {
-        self.set_font(size, weight);
+        self.apply_font(size * self.fs, weight);
         self.ctx.measure_text(s).map(|m| m.width()).unwrap_or(0.0)
     }
 
@@ -398,6 +422,15 @@ impl Painter {
         }
         // GPUs: a gauge of how much of the final sum each holds; numbered when there is room.
         let numbered = r >= 9.0 * self.scale;
+        // The numbers' type, for one digit and for two: the page's size where it fits inside
+        // the circle, else as large as fits: as wide as 1.6 radii, its digits (0.73 of the
+        // type's size) as tall as one radius.
+        let number_size = ["8", "88"].map(|n| {
+            let full = 11.0 * self.fs;
+            let wide = self.text_width(n, 11.0, "") / self.scale;
+            let room = (1.6 * r / self.scale) / wide.max(1e-9) * full;
+            full.min(room).min(1.4 * r / self.scale)
+        });
         for (i, pos) in l.gpus.iter().enumerate() {
             let c0 = self.p(*pos);
             let level = f.gpu_level.get(i).copied().unwrap_or(0.0);
@@ -415,11 +448,8 @@ impl Painter {
             self.ctx.stroke();
             if numbered {
                 self.ctx.set_fill_style_str(ink_on_ramp(level, self.dark));
-                let size = (r / self.scale * 0.9).min(11.0 * self.fs);
-                self.ctx.set_font(&format!(
-                    "{}px system-ui, sans-serif",
-                    (size * self.scale).round()
-                ));
+                let size = number_size[usize::from(i + 1 >= 10)];
+                self.font_px(size, "");
                 self.ctx.set_text_align("center");
                 let _ = self.ctx.fill_text(
                     &format!("{}", i + 1),
@@ -561,8 +591,25 @@ impl Painter {
 /// Paints one show at model time `t` (clamped to its end), with its label, on a canvas of
 /// `w` × `h` CSS pixels at the screen's pixel ratio; nothing when its collective could not be
 /// built or the canvas is not laid out.
-pub fn paint_show(canvas: &HtmlCanvasElement, size: (f64, f64), show: &Show, t: f64, dark: bool) {
-    paint_show_at(canvas, size, show, t, dark, device_pixel_ratio());
+/// Its type is `type_scale` times its size (projector mode's larger type). Returns the smallest
+/// type drawn, CSS pixels (infinite when nothing was).
+pub fn paint_show(
+    canvas: &HtmlCanvasElement,
+    size: (f64, f64),
+    show: &Show,
+    t: f64,
+    dark: bool,
+    type_scale: f64,
+) -> f64 {
+    paint_show_at(
+        canvas,
+        size,
+        show,
+        t,
+        dark,
+        device_pixel_ratio(),
+        type_scale,
+    )
 }
 
 /// [`paint_show`] at `dpr` device pixels per CSS pixel (an exported picture's scale).
@@ -573,12 +620,13 @@ pub fn paint_show_at(
     t: f64,
     dark: bool,
     dpr: f64,
-) {
+    type_scale: f64,
+) -> f64 {
     let Ok(p) = &show.playable else {
-        return;
+        return f64::INFINITY;
     };
-    let Some(painter) = Painter::with_size(canvas, w, h, dark, dpr) else {
-        return;
+    let Some(painter) = Painter::with_size(canvas, w, h, dark, dpr, type_scale) else {
+        return f64::INFINITY;
     };
     let t = t.min(p.total());
     let label = p.label(&show.cluster);
@@ -586,23 +634,23 @@ pub fn paint_show_at(
         Playable::Gpus(a) => painter.gpus(a, &show.cluster, t, &label),
         Playable::Nodes(a) => painter.nodes(a, t, &label),
     }
+    painter.least_type()
 }
 
-/// Paints the step timeline on a canvas of `w` × `h` CSS pixels.
-/// Projector mode's larger type (`projector`) scales its text as the page's.
+/// Paints the step timeline on a canvas of `w` × `h` CSS pixels. Projector mode's larger type
+/// (`type_scale` above 1) scales its text as the page's.
 pub fn paint_timeline(
     canvas: &HtmlCanvasElement,
     tl: &Timeline,
     (w, h): (f64, f64),
     dark: bool,
-    projector: bool,
+    type_scale: f64,
 ) {
-    let Some(mut p) = Painter::with_size(canvas, w, h, dark, device_pixel_ratio()) else {
+    let Some(mut p) = Painter::with_size(canvas, w, h, dark, device_pixel_ratio(), 1.0) else {
         return;
     };
-    if projector {
-        p.fs *= 1.4;
-    }
+    let projector = type_scale > 1.0;
+    p.fs *= type_scale;
     p.clear();
     // Room for the widest row label at the type's size (projector mode enlarges it).
     let widest = tl

@@ -52,6 +52,7 @@ pub fn AnimationPanel() -> impl IntoView {
     let caption = RwSignal::new(String::new());
     let network = RwSignal::new(String::new());
     let clock = RwSignal::new(String::new());
+    let least_type = StoredValue::new(0.0f64);
     let panel = NodeRef::<leptos::html::Div>::new();
     let primary = NodeRef::<leptos::html::Canvas>::new();
     let secondary = NodeRef::<leptos::html::Canvas>::new();
@@ -109,7 +110,7 @@ pub fn AnimationPanel() -> impl IntoView {
         let url = shows.with_untracked(|s| {
             captioned_png_with(&c, |w, h, scale| {
                 let out = new_canvas()?;
-                paint_show_at(&out, (w, h), &s.main, t, dark, scale);
+                paint_show_at(&out, (w, h), &s.main, t, dark, scale, 1.0);
                 Some(out)
             })
         });
@@ -144,11 +145,18 @@ pub fn AnimationPanel() -> impl IntoView {
             }
             let dark = dark.get_untracked();
             let size = |s: ElementSize| (s.width.get_untracked(), s.height.get_untracked());
+            let type_scale = lab.canvas_type_scale();
             if let Some(c) = primary.get_untracked() {
-                paint_show(&c, size(primary_size), &s.main, t, dark);
+                let least = paint_show(&c, size(primary_size), &s.main, t, dark, type_scale);
+                // The smallest type on screen, for tests and embedding pages; written when it
+                // changes, not every frame.
+                if least.is_finite() && (least - least_type.get_value()).abs() > 0.05 {
+                    least_type.set_value(least);
+                    let _ = c.set_attribute("data-least-type", &format!("{least:.1}"));
+                }
             }
             if let (Some(other), Some(c)) = (&s.compared, secondary.get_untracked()) {
-                paint_show(&c, size(secondary_size), other, t, dark);
+                paint_show(&c, size(secondary_size), other, t, dark, type_scale);
             }
             let text = main.round_label(t);
             if round_text.get_untracked() != text {

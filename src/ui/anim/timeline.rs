@@ -38,7 +38,7 @@ pub fn TimelinePanel() -> impl IntoView {
         };
         tl.with(|t| {
             if let Some(t) = t {
-                paint_timeline(&c, t, (w, h), dark, lab.projector.get_untracked());
+                paint_timeline(&c, t, (w, h), dark, lab.canvas_type_scale());
             }
         });
     };
