@@ -290,3 +290,65 @@ test('an embedded lesson points at no view it lacks, and its step link opens the
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+// Review 11: "Starving GPUs" and "Everyone waits for the slowest" ask about their own GPU
+// count (64; 4,096), but the breakdown chart spoke of 65,536 GPUs and marked no count.
+const lessonFile = JSON.parse(readFileSync(path.join(root, 'content/lessons.json'), 'utf8'));
+
+/** One number per pixel column of the breakdown's plot (below its legend): what is drawn there. */
+const plotColumns = (page) => page.evaluate(() => {
+  const c = document.querySelector('[data-testid=chart-breakdown]');
+  const top = Math.ceil(Number(c.dataset.plotTop || 0.25) * c.height);
+  const d = c.getContext('2d').getImageData(0, top, c.width, c.height - top).data;
+  const cols = new Array(c.width).fill(0);
+  for (let i = 0; i < d.length; i += 4) {
+    const x = (i / 4) % c.width;
+    cols[x] = (cols[x] * 31 + d[i] * 7 + d[i + 1] * 3 + d[i + 2]) % 1000003;
+  }
+  return cols;
+});
+
+test('the breakdown chart marks a lesson\'s GPU count and speaks of it first', async () => {
+  for (const id of ['starving', 'stragglers']) {
+    const step = lessonFile.lessons.find((l) => l.id === id).steps[0];
+    assert.equal(step.chart, 'breakdown', `${id} is about the breakdown chart`);
+    const gpus = Number(step.scenario.match(/(?:^|&)gpus=(\d+)/)[1]);
+    const { page, context, problems } = await openPage(env, `presenter=1&lesson=${id}`, { viewport: { width: 1280, height: 720 } });
+    await page.locator('[data-testid=lesson-choice]').first().check();
+    await page.locator('[data-testid=lesson-reveal]').click();
+    await page.locator('[data-testid=lesson-answer]').waitFor();
+    const chart = page.locator('[data-testid=chart-breakdown]');
+    await chart.waitFor();
+    await page.waitForTimeout(400);
+    const caption = await chart.getAttribute('aria-label');
+    // The chosen count first; the largest may follow.
+    assert.match(caption, new RegExp(`^At the chosen ${gpus.toLocaleString('en-US')} GPUs, `), caption);
+    assert.equal(await page.locator('[data-testid=chart-breakdown-readout]').textContent(), caption, 'the words under the chart say it too');
+    // The answer's figure is in what it says of the chosen count (a share of the elapsed time
+    // for the data wait; for stragglers, how much longer they make the step, as asked).
+    const answer = (await page.locator('[data-testid=lesson-answer]').textContent()).match(/The model says ([\d.]+ %)/)[1];
+    const chosen = caption.split(' At 65,536 GPUs')[0];
+    assert.ok(chosen.includes(` ${answer} `), `${id}: "${chosen}" does not give the answer, ${answer}`);
+    await page.screenshot({ path: path.join(shots, `breakdown-chosen-${id}-1280x720.png`) });
+    assert.deepEqual(problems.console, []);
+    await context.close();
+  }
+  // The mark itself: the same curves at 64 and at 128 GPUs differ only where the two marks are.
+  const { page, context, problems } = await openPage(env, 'gpus=64&per_node=8&gpu=h100&inter=ib-ndr&model=resnet50&precision=bf16');
+  const chart = page.locator('[data-testid=chart-breakdown]');
+  await chart.scrollIntoViewIfNeeded();
+  await page.waitForTimeout(500);
+  const at64 = await plotColumns(page);
+  await page.locator('[data-testid=gpus-slider]').focus();
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => /^At the chosen 128 GPUs/.test(document.querySelector('[data-testid=chart-breakdown]').getAttribute('aria-label')));
+  await chart.scrollIntoViewIfNeeded();
+  await page.waitForTimeout(500);
+  const at128 = await plotColumns(page);
+  const moved = at64.map((v, x) => (v !== at128[x] ? x : -1)).filter((x) => x >= 0);
+  assert.ok(moved.length > 0, 'no count is marked on the plot');
+  assert.ok(moved.length < at64.length / 8, `${moved.length} of ${at64.length} columns changed: more than a mark`);
+  await chart.screenshot({ path: path.join(shots, 'breakdown-chosen-128.png') });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

@@ -561,10 +561,14 @@ pub fn draw_breakdown<DB: DrawingBackend>(
         .rev()
         .filter(|&i| shares.iter().any(|(_, s)| s[i] >= 1e-4))
         .collect();
-    let entries: Vec<(String, Glyph)> = present
+    let mut entries: Vec<(String, Glyph)> = present
         .iter()
         .map(|&i| (RUN_PARTS[i].to_string(), Glyph::Block(RUN_PART_COLOURS[i])))
         .collect();
+    let chosen = d.chosen_point().map(|p| p.gpus);
+    if let Some(n) = chosen {
+        entries.push((format!("chosen: {}", gpus_text(n)), Glyph::Rule(st.ink())));
+    }
     let plot = legend_strip(root, &entries, st)?;
     let mut chart = frame(&plot, st, 0f64..1.0, "share of time", &percent, "100 %")?;
     // Draw from the top of the stack down so each band's area covers the ones above it.
@@ -580,6 +584,19 @@ pub fn draw_breakdown<DB: DrawingBackend>(
                     .border_style(fg.stroke_width(st.px(1.0))),
             )
             .map_err(err)?;
+    }
+    // The chosen count, as the speedup chart rings it: a rule across the bands, in the model's
+    // ink on a halo of the background so it reads over every band's colour.
+    if let Some(n) = chosen {
+        let x = f64::from(n);
+        for (colour, width) in [(st.bg(), 6.0), (st.ink(), 2.5)] {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(x, 0.0), (x, 1.0)],
+                    colour.stroke_width(st.px(width)),
+                )))
+                .map_err(err)?;
+        }
     }
     Ok(area(&chart))
 }
@@ -672,6 +689,8 @@ pub(crate) enum Glyph {
     Square(RGBColor),
     /// A ring marker.
     Ring(RGBColor),
+    /// A vertical rule (a marked count across a stacked chart).
+    Rule(RGBColor),
     /// A filled polygon marker of radius r: its corners around the sample's middle.
     Marker(RGBColor, fn(i32) -> Vec<(i32, i32)>),
 }
@@ -714,6 +733,10 @@ fn draw_glyph<DB: DrawingBackend>(
             c.stroke_width(lw),
         )),
         Glyph::Ring(c) => area.draw(&Circle::new(mid, r, c.stroke_width(lw))),
+        Glyph::Rule(c) => area.draw(&PathElement::new(
+            [(mid.0, y - r - 2), (mid.0, y + r + 2)],
+            c.stroke_width(st.px(2.5)),
+        )),
         Glyph::Marker(c, corners) => area.draw(&Polygon::new(
             corners(r)
                 .into_iter()
@@ -992,9 +1015,13 @@ mod tests {
             .iter()
             .any(|t| t == "efficiency"));
         let run = crate::render::train::run_data(&sc, &crate::model::sweep::curve(&sc));
-        assert!(texts(Figure::Breakdown(&TimeShares::new(&run)))
-            .iter()
-            .any(|t| t == "data wait"));
+        let breakdown = texts(Figure::Breakdown(&TimeShares::new(&run)));
+        assert!(breakdown.iter().any(|t| t == "data wait"));
+        // The chosen count is marked, as the speedup chart rings it.
+        assert!(
+            breakdown.iter().any(|t| t == "chosen: 64 GPUs"),
+            "{breakdown:?}"
+        );
         let nets: Vec<&'static hardware::Network> =
             hardware::network("ib-ndr").into_iter().collect();
         let curves = compare_data(&sc, &nets);

@@ -462,6 +462,27 @@ impl SharePoint {
     pub fn total(&self) -> f64 {
         self.parts.iter().sum()
     }
+
+    /// The largest part other than compute, as its [`RUN_PARTS`] index and seconds; (0, 0)
+    /// when nothing but compute takes any time.
+    fn largest_wait(&self) -> (usize, f64) {
+        self.parts
+            .iter()
+            .enumerate()
+            .skip(1)
+            .fold((0, 0.0), |a, (i, v)| if *v > a.1 { (i, *v) } else { a })
+    }
+}
+
+/// "data wait takes", "restarts take": a [`RUN_PARTS`] part as the subject of a share.
+fn takes(i: usize) -> String {
+    match i {
+        5 => "waiting for stragglers takes".to_string(),
+        6 => "checkpoints take".to_string(),
+        7 => "work lost to failures takes".to_string(),
+        8 => "restarts take".to_string(),
+        _ => format!("{} takes", RUN_PARTS.get(i).unwrap_or(&"compute")),
+    }
 }
 
 /// Where a run's elapsed time goes at each count: the breakdown chart.
@@ -469,6 +490,8 @@ impl SharePoint {
 pub struct TimeShares {
     /// Valid counts.
     pub points: Vec<SharePoint>,
+    /// The chosen count (the chart marks it and its takeaway starts there).
+    pub chosen: u32,
 }
 
 impl SharePoint {
@@ -501,31 +524,72 @@ impl TimeShares {
     pub fn new(run: &RunData) -> TimeShares {
         TimeShares {
             points: run.points.iter().map(SharePoint::new).collect(),
+            chosen: run.chosen,
         }
     }
 
-    /// The breakdown chart's message: what grows with the GPU count, and what the run adds.
+    /// The shares at the chosen count, if the sweep has it.
+    pub fn chosen_point(&self) -> Option<&SharePoint> {
+        self.points.iter().find(|p| p.gpus == self.chosen)
+    }
+
+    /// The breakdown chart's message: where the time goes at the chosen count (what a lesson's
+    /// question is about), then what grows with the GPU count up to the largest, and what the
+    /// run adds.
     pub fn takeaway(&self) -> String {
         let Some(last) = self.points.last() else {
             return String::new();
         };
+        let chosen = self
+            .chosen_point()
+            .filter(|c| c.gpus != last.gpus)
+            .map(|c| {
+                let total = c.total().max(1e-12);
+                let (i, v) = c.largest_wait();
+                let (i, v) = if i == 0 || v < 0.05 * total {
+                    (0, c.parts[0])
+                } else {
+                    (i, v)
+                };
+                let mut s = format!(
+                    "At the chosen {}, {} {:.0} % of the time",
+                    gpus_text(c.gpus),
+                    takes(i),
+                    100.0 * v / total
+                );
+                let run: f64 = c.parts[5..].iter().sum();
+                if run > 0.02 * total && i < 5 {
+                    s.push_str(&format!(
+                        "; stragglers, checkpoints, lost work and restarts together {:.0} %",
+                        100.0 * run / total
+                    ));
+                }
+                s.push_str(". ");
+                // Stragglers also in the measure a step is timed by (`straggler_ms` over
+                // `step_ms`): a share of the elapsed time reads smaller.
+                let step: f64 = c.parts[..5].iter().sum();
+                if c.parts[5] > 0.02 * total && step > 0.0 {
+                    s.push_str(&format!(
+                        "The slowest GPU makes each step {:.0} % longer than the average GPU's. ",
+                        100.0 * c.parts[5] / step
+                    ));
+                }
+                s
+            })
+            .unwrap_or_default();
         let total = last.total().max(1e-12);
-        let (i, v) = last
-            .parts
-            .iter()
-            .enumerate()
-            .skip(1)
-            .fold((0, 0.0), |a, (i, v)| if *v > a.1 { (i, *v) } else { a });
-        let mut s = if i == 0 || v < 0.05 * total {
+        let (i, v) = last.largest_wait();
+        let mut s = chosen;
+        s.push_str(&if i == 0 || v < 0.05 * total {
             format!("Compute dominates the time up to {}.", gpus_text(last.gpus))
         } else {
             format!(
-                "At {}, {} takes {:.0} % of the time.",
+                "At {}, {} {:.0} % of the time.",
                 gpus_text(last.gpus),
-                RUN_PARTS[i],
+                takes(i),
                 100.0 * v / total
             )
-        };
+        });
         let run: f64 = last.parts[5..].iter().sum();
         if run > 0.02 * total {
             s.push_str(&format!(
@@ -726,6 +790,39 @@ mod tests {
             .iter()
             .all(|p| p.parts[5..].iter().all(|v| *v == 0.0)));
         assert!(!quiet.takeaway().contains("Stragglers"));
+    }
+
+    #[test]
+    fn the_breakdown_speaks_of_the_chosen_count_first() {
+        // A lesson's question is about its own count, not the sweep's largest.
+        let starving = TimeShares::new(&run(
+            "gpus=64&per_node=8&gpu=h100&inter=ib-ndr&model=resnet50&precision=bf16",
+        ));
+        assert_eq!(starving.chosen_point().map(|p| p.gpus), Some(64));
+        let text = starving.takeaway();
+        assert!(
+            text.starts_with("At the chosen 64 GPUs, data wait takes "),
+            "{text}"
+        );
+        assert!(text.contains(" At 65,536 GPUs, "), "{text}");
+        // Stragglers: also how much longer they make the step, the measure a step is timed by.
+        let d = run("model=gpt2-xl&gpus=4096&inter=ib-ndr&jitter=0.05");
+        let text = TimeShares::new(&d).takeaway();
+        let rp = d.chosen_point().unwrap();
+        let longer = format!(
+            "The slowest GPU makes each step {:.0} % longer than the average GPU's.",
+            100.0 * rp.straggler / rp.breakdown.total()
+        );
+        assert!(
+            text.starts_with("At the chosen 4,096 GPUs, waiting for stragglers takes "),
+            "{text}"
+        );
+        assert!(text.contains(&longer), "{text} lacks {longer}");
+        // At the largest count there is nothing to add before it.
+        let last = TimeShares::new(&run("gpus=65536&gpu=h100&model=llama3-8b&inter=ib-ndr"));
+        assert!(
+            last.takeaway().starts_with("At 65,536 GPUs") || last.takeaway().starts_with("Compute")
+        );
     }
 
     #[test]
