@@ -380,3 +380,50 @@ test('a custom transformer can untie its embeddings: more memory, the same FLOPs
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+// Review 11: an emptied GPU count went back to 8 without a word, while other bad entries kept
+// the previous value with a message; a field with a message did not point at it.
+test('emptying a number field puts its default back and says so at the field; a refused one is marked invalid', async () => {
+  const { page, context, problems } = await openPage(env, 'gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b&micro=2&jitter=0.05');
+  await page.waitForTimeout(300);
+  const described = (testid) => page.evaluate((id) => {
+    const el = document.querySelector(`[data-testid=${id}]`);
+    const ids = (el.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
+    return { invalid: el.getAttribute('aria-invalid'), value: el.value,
+      text: ids.map((i) => document.getElementById(i)?.textContent || `(no #${i})`).join(' ') };
+  }, testid);
+  // Consistent across the number fields: empty is the default, named with its value.
+  for (const [testid, key, was, back] of [['gpus', 'gpus', '64', '8'], ['micro', 'micro', '2', '1'], ['jitter', 'jitter', '0.05', '0']]) {
+    const field = page.locator(`[data-testid=${testid}]`);
+    assert.equal(await field.inputValue(), was);
+    await field.fill('');
+    await field.press('Tab');
+    const note = page.locator(`[data-testid=note-${key}]`);
+    await note.waitFor();
+    assert.equal(await note.textContent(), `Empty: back to the default, ${back}.`);
+    const d = await described(testid);
+    assert.equal(d.invalid, null, `${testid}: a default is not an error`);
+    assert.equal(d.text, `Empty: back to the default, ${back}.`, `${testid} points at its note`);
+    if (testid === 'gpus') {
+      assert.equal(d.value, '8', 'the field shows the count the results are for');
+      await note.locator('xpath=ancestor::fieldset').screenshot({ path: path.join(shots, 'explorer-emptied-gpus.png') });
+    }
+  }
+  // A refused entry: the previous value stays, the field is invalid and points at why.
+  const gpus = page.locator('[data-testid=gpus]');
+  await gpus.fill('100');
+  await gpus.press('Tab');
+  await page.locator('[data-testid=problem-gpus]').waitFor();
+  const d = await described('gpus');
+  assert.equal(d.invalid, 'true');
+  assert.match(d.text, /gpus=100 is not a multiple of per_node=8/);
+  assert.equal(d.value, '8');
+  assert.equal(await page.locator('[data-testid=note-gpus]').count(), 0, 'the earlier note is gone');
+  // A valid entry clears both.
+  await gpus.fill('16');
+  await gpus.press('Tab');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=problem-gpus]'));
+  assert.deepEqual(await described('gpus'), { invalid: null, value: '16', text: '' });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});

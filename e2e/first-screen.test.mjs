@@ -209,6 +209,63 @@ test('Back undoes a preset, a lesson step, "show me" and a section jump; a slide
   await context.close();
 });
 
+// Review 11: a select change or a typed GPU count replaced the entry, so Back left the app.
+test('each select change and each GPU count entered is one Back entry; Back and Forward restore each view exactly', async () => {
+  const { page, context, problems } = await openPage(env, 'gpus=64&gpu=h100&inter=ib-ndr');
+  await page.waitForTimeout(300);
+  const length0 = await page.evaluate(() => history.length);
+  const views = [await page.evaluate(() => location.hash)];
+  const shown = () => page.evaluate(() => ({
+    hash: location.hash,
+    gpu: document.querySelector('[data-testid=gpu]').value,
+    inter: document.querySelector('[data-testid=inter]').value,
+    gpus: document.querySelector('[data-testid=gpus]').value,
+    step: document.querySelector('[data-testid=step-time]').textContent,
+  }));
+  const states = [await shown()];
+  const changed = async () => {
+    await page.waitForFunction((h) => location.hash !== h, views.at(-1));
+    await page.waitForTimeout(250);
+    views.push(await page.evaluate(() => location.hash));
+    states.push(await shown());
+  };
+  await page.locator('[data-testid=gpu]').selectOption('a100');
+  await changed();
+  await page.locator('[data-testid=inter]').selectOption('roce200');
+  await changed();
+  await page.locator('[data-testid=gpus]').fill('256');
+  await page.locator('[data-testid=gpus]').press('Enter');
+  await changed();
+  assert.equal(await page.evaluate(() => history.length), length0 + 3, 'three changes, three entries');
+  // Choosing what is already chosen adds nothing.
+  await page.locator('[data-testid=gpu]').selectOption('a100');
+  await page.waitForTimeout(250);
+  assert.equal(await page.evaluate(() => history.length), length0 + 3);
+  // Slider moves still replace the entry they are on.
+  await page.locator('[data-testid=gpus-slider]').focus();
+  await page.keyboard.press('ArrowRight');
+  await changed();
+  assert.equal(await page.evaluate(() => history.length), length0 + 3, 'a slider move adds no entry');
+  assert.match(states.at(-1).hash, /gpus=512/);
+  // Back: each earlier view, controls and numbers with it; the first is still the app's.
+  for (const k of [2, 1, 0]) {
+    await page.goBack();
+    await page.waitForFunction((h) => location.hash === h, views[k]);
+    await page.waitForFunction((want) => document.querySelector('[data-testid=gpus]').value === want.gpus
+      && document.querySelector('[data-testid=step-time]').textContent === want.step, states[k]);
+    assert.deepEqual(await shown(), states[k], `Back to view ${k}`);
+  }
+  // Forward: the same views again.
+  for (const k of [1, 2]) {
+    await page.goForward();
+    await page.waitForFunction((h) => location.hash === h, views[k]);
+    await page.waitForFunction((want) => document.querySelector('[data-testid=step-time]').textContent === want.step, states[k]);
+    assert.deepEqual(await shown(), states[k], `Forward to view ${k}`);
+  }
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
 test('an embed never adds a Back-button entry', async () => {
   const { page, context, problems } = await openPage(env, 'embed=calculator&gpus=64&gpu=h100&inter=ib-ndr');
   await page.waitForTimeout(300);

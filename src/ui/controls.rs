@@ -38,8 +38,10 @@ pub(crate) fn Choice(
         <select
             id=id
             data-testid=testid
+            aria-invalid=invalid(lab, key)
+            aria-describedby=described_by(lab, key)
             on:change=move |ev| {
-                lab.set(key, &event_target_value(&ev));
+                lab.commit(key, &event_target_value(&ev));
                 let el = event_target::<web_sys::HtmlSelectElement>(&ev);
                 show_scenario(el.value(), |v| el.set_value(&v), value);
             }
@@ -72,17 +74,94 @@ fn show_scenario<T: Clone + PartialEq + Send + Sync + 'static>(
 }
 
 /// Why the last change to `key` was refused, at its control (the banner at the top of the page
-/// may be far above it).
+/// may be far above it), or what an emptied field went back to. Its id is the control's
+/// `aria-describedby` ([`described_by`]).
 #[component]
 fn FieldProblem(key: &'static str) -> impl IntoView {
     let lab = expect_context::<Lab>();
-    move || {
+    let refused = move || {
         lab.refused.with(|r| {
             r.as_ref().filter(|(k, _)| k == key).map(|(_, why)| {
-                view! { <p class="problem field-problem" role="status" data-testid=format!("problem-{key}")>{why.clone()}</p> }
+                view! { <p class="problem field-problem" id=note_id(key) role="status" data-testid=format!("problem-{key}")>{why.clone()}</p> }
             })
         })
+    };
+    let defaulted = move || {
+        lab.defaulted.with(|d| {
+            d.as_ref().filter(|(k, _)| k == key).map(|(_, what)| {
+                view! { <p class="hint field-note" id=note_id(key) role="status" data-testid=format!("note-{key}")>{what.clone()}</p> }
+            })
+        })
+    };
+    view! { {refused} {defaulted} }
+}
+
+/// The id of the message [`FieldProblem`] shows for `key`.
+fn note_id(key: &str) -> String {
+    format!("field-note-{key}")
+}
+
+fn refused_here(lab: Lab, key: &str) -> bool {
+    lab.refused
+        .with(|r| r.as_ref().is_some_and(|(k, _)| k == key))
+}
+
+/// A control's `aria-invalid`: "true" while its last change stands refused.
+fn invalid(lab: Lab, key: &'static str) -> impl Fn() -> Option<&'static str> + Copy {
+    move || refused_here(lab, key).then_some("true")
+}
+
+/// A control's `aria-describedby`: the message at it, while there is one.
+fn described_by(lab: Lab, key: &'static str) -> impl Fn() -> Option<String> + Copy {
+    move || {
+        let noted = lab
+            .defaulted
+            .with(|d| d.as_ref().is_some_and(|(k, _)| k == key));
+        (refused_here(lab, key) || noted).then(|| note_id(key))
     }
+}
+
+/// A number field's entry, committed (Enter, or leaving the field): one Back-button entry. Text
+/// the browser could not read as a number (a number field's value is then empty) is refused,
+/// the previous value kept, as any other value the model refuses; an emptied field puts its
+/// key back to its default and says so at the field, with the value it went back to (the
+/// field's own, or its `placeholder`'s "default: …" or "auto: …").
+fn commit_field(
+    lab: Lab,
+    key: &'static str,
+    el: &web_sys::HtmlInputElement,
+    shown: Memo<String>,
+    placeholder: &str,
+) {
+    let text = el.value();
+    let text = text.trim();
+    // web-sys's ValidityState is not compiled in: read `validity.badInput` by name.
+    let bad = js_sys::Reflect::get(el, &"validity".into())
+        .and_then(|v| js_sys::Reflect::get(&v, &"badInput".into()))
+        .is_ok_and(|b| b.as_bool() == Some(true));
+    if text.is_empty() && bad {
+        lab.refuse(
+            key,
+            crate::model::ModelError::new(key, "not a number; the previous value is kept"),
+        );
+    } else if lab.commit(key, text) && text.is_empty() {
+        let now = shown.get_untracked();
+        let default = if now.is_empty() {
+            placeholder
+                .trim_start_matches("default: ")
+                .trim_start_matches("auto: ")
+                .to_string()
+        } else {
+            now
+        };
+        let what = if default.is_empty() {
+            "Empty: back to the default.".to_string()
+        } else {
+            format!("Empty: back to the default, {default}.")
+        };
+        lab.defaulted.set(Some((key.to_string(), what)));
+    }
+    show_scenario(el.value(), |v| el.set_value(&v), shown);
 }
 
 /// A signal that notifies only when its value changes.
@@ -90,7 +169,7 @@ fn memo<T: Clone + PartialEq + Send + Sync + 'static>(s: Signal<T>) -> Memo<T> {
     Memo::new(move |_| s.get())
 }
 
-/// A labelled number field bound to one scenario key; empty means "default".
+/// A labelled number field bound to one scenario key; empty means "default" (and says so).
 #[component]
 fn Number(
     label: &'static str,
@@ -112,11 +191,12 @@ fn Number(
             min=min
             data-testid=testid
             placeholder=placeholder
+            aria-invalid=invalid(lab, key)
+            aria-describedby=described_by(lab, key)
             prop:value=move || value.get()
             on:change=move |ev| {
-                lab.set(key, event_target_value(&ev).trim());
                 let el = event_target::<web_sys::HtmlInputElement>(&ev);
-                show_scenario(el.value(), |v| el.set_value(&v), value);
+                commit_field(lab, key, &el, value, placeholder);
             }
         />
         <FieldProblem key=key />
@@ -186,11 +266,12 @@ fn KeyField(
             data-testid=testid
             placeholder=placeholder
             title=k.map(|k| k.doc).unwrap_or_default()
+            aria-invalid=invalid(lab, key)
+            aria-describedby=described_by(lab, key)
             prop:value=value
             on:change=move |ev| {
-                lab.set(key, event_target_value(&ev).trim());
                 let el = event_target::<web_sys::HtmlInputElement>(&ev);
-                show_scenario(el.value(), |v| el.set_value(&v), value);
+                commit_field(lab, key, &el, value, &placeholder.get_untracked());
             }
         />
         <FieldProblem key=key />
@@ -237,7 +318,7 @@ fn KeyCheck(label: &'static str, key: &'static str, testid: &'static str) -> imp
                 title=keys::key(key).map(|k| k.doc).unwrap_or_default()
                 prop:checked=checked
                 on:change=move |ev| {
-                    lab.set(key, if event_target_checked(&ev) { "1" } else { "0" });
+                    lab.commit(key, if event_target_checked(&ev) { "1" } else { "0" });
                     let el = event_target::<web_sys::HtmlInputElement>(&ev);
                     show_scenario(el.checked(), |v| el.set_checked(v), checked);
                 }
@@ -435,12 +516,13 @@ pub fn Controls() -> impl IntoView {
                     max=MAX_GPUS
                     aria-label="GPU count"
                     data-testid="gpus"
+                    aria-invalid=invalid(lab, "gpus")
+                    aria-describedby=described_by(lab, "gpus")
                     prop:value=move || gpus.get()
                     on:change=move |ev| {
-                        lab.set("gpus", event_target_value(&ev).trim());
                         // Refused, the field shows the count the results are for again.
                         let el = event_target::<web_sys::HtmlInputElement>(&ev);
-                        show_scenario(el.value(), |v| el.set_value(&v), gpus);
+                        commit_field(lab, "gpus", &el, gpus, "");
                     }
                 />
             </div>

@@ -24,6 +24,9 @@ pub struct Lab {
     /// The key of the last control change refused, and why: shown at that control, whose
     /// previous value stays.
     pub refused: RwSignal<Option<(String, String)>>,
+    /// The key of a field just emptied, and what it went back to ("Empty: back to the default,
+    /// 8."): shown at that field, so a cleared field does not change the results unsaid.
+    pub defaulted: RwSignal<Option<(String, String)>>,
     /// Networks the reader ticked for the comparison chart; `None` until they tick one (the
     /// chart then draws [`default_compare`], which includes the scenario's own network).
     pub compare: RwSignal<Option<Vec<&'static str>>>,
@@ -365,6 +368,7 @@ impl Lab {
             setup,
             errors: RwSignal::new(errs),
             refused: RwSignal::new(None),
+            defaulted: RwSignal::new(None),
             compare,
             compare_nets,
             result,
@@ -526,19 +530,38 @@ impl Lab {
     /// Shows a link's problems (its scenario loaded with defaults for the keys named).
     pub fn show_problems(&self, errs: Vec<ModelError>) {
         self.refused.set(None);
+        if self.defaulted.with_untracked(Option::is_some) {
+            self.defaulted.set(None);
+        }
         self.errors.set(errs);
     }
 
     /// Refuses a change to `key`: the previous value stays, and the control says why (in words:
     /// the field names the key).
     pub fn refuse(&self, key: &str, e: ModelError) {
+        if self.defaulted.with_untracked(Option::is_some) {
+            self.defaulted.set(None);
+        }
         self.refused.set(Some((key.to_string(), e.message.clone())));
         self.errors.set(vec![e]);
     }
 
-    /// Sets one scenario key from a control. A value that would make the scenario invalid is
-    /// refused with a message naming the key; the previous scenario stays.
+    /// Sets one scenario key from a control moved continuously (a dragged slider): the link
+    /// follows without a Back-button entry. A value that would make the scenario invalid is
+    /// refused with a message naming the key; the previous scenario stays. An empty value puts
+    /// the key back to its default.
     pub fn set(&self, key: &str, value: &str) {
+        self.apply(key, value, false);
+    }
+
+    /// Sets one scenario key from a discrete change (a select, a number entered, a check box):
+    /// as [`Lab::set`], and a change is a Back-button entry in the top-level page, which Back
+    /// undoes. Returns whether the value was accepted.
+    pub fn commit(&self, key: &str, value: &str) -> bool {
+        self.apply(key, value, true)
+    }
+
+    fn apply(&self, key: &str, value: &str, discrete: bool) -> bool {
         let mut next = self.scenario.get_untracked();
         let outcome = if value.is_empty() {
             next.reset(key);
@@ -550,9 +573,18 @@ impl Lab {
         match outcome {
             Ok(()) => {
                 self.show_problems(Vec::new());
+                // Only a change is an entry: choosing the value already shown adds none (and
+                // leaves no push pending for a later slider drag).
+                if discrete && self.scenario.with_untracked(|s| *s != next) {
+                    self.push_history();
+                }
                 self.scenario.set(next);
+                true
             }
-            Err(e) => self.refuse(key, e),
+            Err(e) => {
+                self.refuse(key, e);
+                false
+            }
         }
     }
 
