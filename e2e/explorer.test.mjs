@@ -173,7 +173,7 @@ test('the comparison starts with the reader\'s own network, follows it, and says
   // NDR and XDR give the same curve here: one would hide the other without a word.
   await page.locator('[data-testid=compare-ib-xdr]').check();
   await page.locator('[data-testid=compare-coincide]').waitFor();
-  assert.match(await page.locator('[data-testid=compare-coincide]').textContent(), /ib-ndr and ib-xdr give the same curve here/);
+  assert.match(await page.locator('[data-testid=compare-coincide]').textContent(), /InfiniBand NDR 400 Gb\/s and InfiniBand XDR 800 Gb\/s give the same curve here/);
   // Ticked by the reader, the set stays theirs when the network changes.
   const mine = await ticked();
   await page.locator('[data-testid=inter]').selectOption('tcp10');
@@ -424,6 +424,20 @@ test('emptying a number field puts its default back and says so at the field; a 
   await gpus.press('Tab');
   await page.waitForFunction(() => !document.querySelector('[data-testid=problem-gpus]'));
   assert.deepEqual(await described('gpus'), { invalid: null, value: '16', text: '' });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('the comparison\'s check boxes are named as the chart\'s legend names the networks', async () => {
+  const { page, context, problems } = await openPage(env, 'gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b');
+  await page.locator('[data-testid=compare-ib-xdr]').waitFor({ state: 'attached' });
+  for (const [id, name] of [['roce200', '200 GbE RoCE'], ['ib-xdr', 'InfiniBand XDR 800 Gb/s'], ['tcp100', '100 GbE, TCP']]) {
+    const box = page.getByRole('checkbox', { name, exact: true });
+    assert.equal(await box.count(), 1, `no check box named "${name}"`);
+    assert.equal(await box.getAttribute('data-testid'), `compare-${id}`);
+    assert.equal(await page.getByRole('checkbox', { name: id, exact: true }).count(), 0, `a check box is still named "${id}"`);
+  }
+  await page.locator('[data-chart=chart-compare]').screenshot({ path: path.join(shots, 'compare-named-networks.png') });
   assert.deepEqual(problems.console, []);
   await context.close();
 });

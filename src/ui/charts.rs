@@ -299,7 +299,8 @@ fn CompareChooser() -> impl IntoView {
                                 }
                                 lab.compare.set(Some(c));
                             } />
-                        {n.id}
+                        // The name the chart's legend gives it (not its key in the link).
+                        {n.name}
                     </label>
                 }
             }).collect_view()}
@@ -321,7 +322,8 @@ fn CompareChooser() -> impl IntoView {
 }
 
 /// Says which compared networks give the same curve (within 0.5 % at every count), whose
-/// lines lie one on the other: "ib-ndr and ib-xdr give the same curve here: …". Empty when
+/// lines lie one on the other, by the legend's names: "InfiniBand NDR 400 Gb/s and InfiniBand
+/// XDR 800 Gb/s give the same curve here: …". Empty when
 /// every curve can be seen.
 fn coinciding(lab: &Lab) -> String {
     lab.compare_curves.with(|cs| {
@@ -338,11 +340,11 @@ fn coinciding(lab: &Lab) -> String {
             if seen[i] {
                 continue;
             }
-            let mut g = vec![cs[i].0.id];
+            let mut g = vec![cs[i].0.name];
             for j in i + 1..cs.len() {
                 if !seen[j] && same(&cs[i].1, &cs[j].1) {
                     seen[j] = true;
-                    g.push(cs[j].0.id);
+                    g.push(cs[j].0.name);
                 }
             }
             if g.len() > 1 {
