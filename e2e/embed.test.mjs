@@ -189,3 +189,36 @@ test('an embedded calculator whose model does not fit times nothing', async () =
   assert.deepEqual(problems.console, []);
   await context.close();
 });
+
+// Review 11: widgets in a 320 px column.
+const narrow = { viewport: { width: 320, height: 900 }, deviceScaleFactor: 2 };
+
+test('at 320 px: the validation scatter keeps its axis name inside, the speedup legend stays compact', async () => {
+  const { page, context, problems } = await openPage(env, 'embed=validation', narrow);
+  const scatter = page.locator('[data-testid=chart-validation]');
+  await scatter.scrollIntoViewIfNeeded();
+  await page.waitForTimeout(600);
+  // Ink in the bottom band's last three CSS pixels: the x axis's name ran off the canvas there.
+  const edge = await page.evaluate(() => {
+    const c = document.querySelector('[data-testid=chart-validation]');
+    const k = c.width / c.getBoundingClientRect().width;
+    const band = Math.round(c.height * 0.12), cols = Math.round(3 * k);
+    const d = c.getContext('2d').getImageData(c.width - cols, c.height - band, cols, band).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - d[0]) + Math.abs(d[i + 1] - d[1]) + Math.abs(d[i + 2] - d[2]) > 90) n++;
+    return n;
+  });
+  assert.equal(edge, 0, `${edge} inked pixels at the scatter's right edge, by its axis name`);
+  await scatter.screenshot({ path: path.join(shots, 'embed-validation-scatter-320.png') });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+  const speedup = await openPage(env, 'embed=speedup&gpus=64&per_node=8&gpu=h100&inter=tcp100&nics=1&model=llama3-8b&zero=3', narrow);
+  const canvas = speedup.page.locator('[data-testid=chart-speedup]');
+  await speedup.page.waitForFunction(() => document.querySelector('[data-testid=chart-speedup]').hasAttribute('data-plot-top'));
+  // Its five-entry legend, one entry a row, took two fifths of the chart.
+  const top = Number(await canvas.getAttribute('data-plot-top'));
+  assert.ok(top <= 0.25, `the plot starts ${Math.round(100 * top)} % down the chart`);
+  await canvas.screenshot({ path: path.join(shots, 'embed-speedup-legend-320.png') });
+  assert.deepEqual(speedup.problems.console, []);
+  await speedup.context.close();
+});

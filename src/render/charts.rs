@@ -329,28 +329,44 @@ fn draw_speedup_with<DB: DrawingBackend>(
 ) -> DrawResult<PlotArea> {
     let oom = d.out_of_memory_ranges();
     let (ideal, amdahl) = (PALETTE[2], PALETTE[1]);
-    let mut entries: Vec<(String, Glyph)> = oom_entry(&oom, st).into_iter().collect();
-    entries.push(("ideal (linear)".into(), Glyph::Line(ideal, true)));
+    // On a narrow canvas the legend goes above the plot in short words, two or three to a
+    // row (one a row, it took two fifths of a phone's chart).
+    let above = legend_above(root, st);
+    let words = |long: String, short: String| if above { short } else { long };
+    let mut entries: Vec<(String, Glyph)> = oom_entry(&oom, st)
+        .map(|(label, g)| (words(label, "out of memory".into()), g))
+        .into_iter()
+        .collect();
     entries.push((
-        format!("Amdahl, serial {}", share_text(d.serial_fraction)),
+        words("ideal (linear)".into(), "ideal".into()),
+        Glyph::Line(ideal, true),
+    ));
+    let serial = share_text(d.serial_fraction);
+    entries.push((
+        words(
+            format!("Amdahl, serial {serial}"),
+            format!("Amdahl {serial}"),
+        ),
         Glyph::Line(amdahl, true),
     ));
     if pinned.is_some() {
         entries.push(("A (pinned)".into(), Glyph::Line(PINNED_COLOUR, true)));
     }
     let live = if pinned.is_some() {
-        "B (live)"
+        "B (live)".to_string()
     } else {
-        "this cluster (model)"
+        words("this cluster (model)".into(), "model".into())
     };
-    entries.push((live.into(), Glyph::Line(st.ink(), false)));
+    entries.push((live, Glyph::Line(st.ink(), false)));
     if let Some(p) = d.chosen_point() {
         entries.push((
-            format!("chosen: {}", gpus_text(p.gpus)),
+            words(
+                format!("chosen: {}", gpus_text(p.gpus)),
+                format!("chosen: {}", group(p.gpus)),
+            ),
             Glyph::Ring(CHOSEN_COLOUR),
         ));
     }
-    let above = legend_above(root, st);
     let plot = plot_below_legend(root, &entries, st, above)?;
     let mut chart = speedup_frame(&plot, st)?;
     shade_oom(&mut chart, &oom, (1.0, MAX_X), st)?;
@@ -758,10 +774,12 @@ pub(crate) fn legend_strip<DB: DrawingBackend>(
     root.fill(&st.bg()).map_err(err)?;
     let (w, _) = root.dim_in_pixel();
     let font = st.font(12.0);
-    let row_h = (font * 1.6).round() as i32;
-    let sample = st.px(22.0) as i32;
-    let gap = st.px(16.0) as i32;
-    let pad = st.px(10.0) as i32;
+    // Narrow (a phone, a small embed): shorter samples, closer entries, rows closer together.
+    let narrow = legend_above(root, st);
+    let row_h = (font * if narrow { 1.45 } else { 1.6 }).round() as i32;
+    let sample = st.px(if narrow { 16.0 } else { 22.0 }) as i32;
+    let gap = st.px(if narrow { 10.0 } else { 16.0 }) as i32;
+    let pad = st.px(if narrow { 6.0 } else { 10.0 }) as i32;
     let right = w as i32 - pad;
     // Flow the entries into rows.
     let mut at: Vec<(i32, i32)> = Vec::new();
@@ -963,6 +981,43 @@ mod tests {
             dark: false,
             projector: false,
         }
+    }
+
+    #[test]
+    fn a_narrow_speedup_chart_keeps_its_legend_to_short_words_in_two_rows() {
+        let d = scaling_data(
+            &Scenario::parse(
+                "gpus=64&per_node=8&gpu=h100&inter=tcp100&nics=1&model=llama3-8b&zero=3",
+            )
+            .unwrap(),
+        );
+        let (wide, _) = record(|root| draw_speedup(root, &d, &style()));
+        assert!(wide.texts.iter().any(|t| t == "ideal (linear)"));
+        // A 300 px column (a phone, a narrow embed): five entries, one a row, took two fifths
+        // of the chart.
+        let (narrow, area) = record(|root| {
+            let (column, _) = root.split_horizontally(300);
+            draw_speedup(&column, &d, &style())
+        });
+        for t in [
+            "out of memory",
+            "ideal",
+            "Amdahl 15 %",
+            "model",
+            "chosen: 64",
+        ] {
+            assert!(
+                narrow.texts.iter().any(|x| x == t),
+                "{t}: {:?}",
+                narrow.texts
+            );
+        }
+        let rows = 3.0 * (12.0 * 1.45_f64).round() + 6.0;
+        assert!(
+            f64::from(area.y.0) <= rows + 12.0,
+            "the plot starts at {} px",
+            area.y.0
+        );
     }
 
     #[test]

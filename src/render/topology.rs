@@ -103,6 +103,9 @@ pub enum Shape {
         boxed: bool,
         /// The widest it may be, in the unit square (the UI shrinks the font to fit).
         max_w: f64,
+        /// Fewer words for the same thing, drawn where `text` does not fit at a readable size
+        /// (a phone's width, a narrow embed).
+        short: Option<String>,
     },
 }
 
@@ -288,7 +291,16 @@ pub fn layout(s: &Setup, r: &CollectiveReport, width_css: f64) -> TopologyView {
             ink,
             boxed,
             max_w,
+            short: None,
         };
+    let with_short = |mut shape: Shape, words: String| {
+        if let Shape::Text { text, short, .. } = &mut shape {
+            if *text != words {
+                *short = Some(words);
+            }
+        }
+        shape
+    };
 
     // Spines: one bar, or one per pod (consecutive columns of the same pod) under a core bar.
     let pod_of = |c: u32| -> u32 {
@@ -518,24 +530,31 @@ pub fn layout(s: &Setup, r: &CollectiveReport, width_css: f64) -> TopologyView {
     }
     if more > 0 {
         // The groups not drawn, counted at the top right (above the spines, or under the core).
-        texts.push(label(
-            Pos {
-                x: 0.98,
-                y: if pods {
-                    (core.y + core.h + spine_y) / 2.0
-                } else {
-                    0.045
+        texts.push(with_short(
+            label(
+                Pos {
+                    x: 0.98,
+                    y: if pods {
+                        (core.y + core.h + spine_y) / 2.0
+                    } else {
+                        0.045
+                    },
                 },
-            },
+                format!(
+                    "+ {} more leaf group{} not drawn",
+                    group(more),
+                    if more == 1 { "" } else { "s" }
+                ),
+                Align::Right,
+                Ink::Muted,
+                true,
+                0.5,
+            ),
             format!(
-                "+ {} more leaf group{} not drawn",
+                "+ {} group{} not drawn",
                 group(more),
                 if more == 1 { "" } else { "s" }
             ),
-            Align::Right,
-            Ink::Muted,
-            true,
-            0.5,
         ));
     }
 
@@ -558,6 +577,17 @@ pub fn layout(s: &Setup, r: &CollectiveReport, width_css: f64) -> TopologyView {
             bottleneck: tier_of(r.bottleneck) == t.tier,
         });
     }
+    // The same in fewer words: the node's fabric without its GPU, the NICs without "per node".
+    let what_short = |tier: &str| -> String {
+        match tier {
+            "nic" => format!("NICs {} × {}", s.nics, s.inter.name),
+            "node-fabric" => format!(
+                "in a node: {}",
+                s.intra.name.split(" (").next().unwrap_or(s.intra.name)
+            ),
+            _ => what(tier),
+        }
+    };
     let plate = |tier: &'static str, y: f64| {
         let busy = if multi || tier == "node-fabric" {
             format!(" — {:.0} % busy", 100.0 * util(tier))
@@ -569,17 +599,20 @@ pub fn layout(s: &Setup, r: &CollectiveReport, width_css: f64) -> TopologyView {
         } else {
             ""
         };
-        label(
-            Pos { x: 0.02, y },
-            format!("{}{busy}{mark}", what(tier)),
-            Align::Left,
-            if bottleneck == tier {
-                Ink::Bottleneck
-            } else {
-                Ink::Fg
-            },
-            true,
-            0.96,
+        with_short(
+            label(
+                Pos { x: 0.02, y },
+                format!("{}{busy}{mark}", what(tier)),
+                Align::Left,
+                if bottleneck == tier {
+                    Ink::Bottleneck
+                } else {
+                    Ink::Fg
+                },
+                true,
+                0.96,
+            ),
+            format!("{}{busy}{mark}", what_short(tier)),
         )
     };
     if pods {
@@ -697,6 +730,36 @@ mod tests {
     }
 
     const BASE: &str = "gpus=256&gpu=h100&inter=roce400&model=llama3-8b";
+
+    #[test]
+    fn long_labels_carry_fewer_words_for_a_narrow_canvas() {
+        let v = view(&format!("{BASE}&nic_attach=tor&oversub=3"), 270.0);
+        let shorts: Vec<(String, String)> = v
+            .shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Text {
+                    text,
+                    short: Some(short),
+                    ..
+                } => Some((text.clone(), short.clone())),
+                _ => None,
+            })
+            .collect();
+        assert!(shorts.iter().all(|(t, s)| s.len() < t.len()), "{shorts:?}");
+        // The node's fabric without its GPU's name, the busy share and the bottleneck kept.
+        assert!(shorts.iter().any(|(t, s)| t
+            .starts_with("inside each node: NVLink 4 + NVSwitch (H100)")
+            && s.starts_with("in a node: NVLink 4 + NVSwitch — ")
+            && s.ends_with("% busy")));
+        // A tier's busy share and bottleneck mark stay whole.
+        let tail = |x: &str| x.rsplit_once(" — ").map(|(_, b)| b.to_string());
+        assert!(shorts.iter().all(|(t, s)| tail(t) == tail(s)), "{shorts:?}");
+        assert!(
+            shorts.iter().any(|(_, s)| s == "+ 6 groups not drawn"),
+            "{shorts:?}"
+        );
+    }
 
     #[test]
     fn placement_decides_how_many_leaf_groups_the_job_touches() {

@@ -3,7 +3,7 @@
 //! per-group summary, the expected error a headline number carries, and the scatter chart of
 //! model against published on log axes. Pure: the page shows the strings and hands a canvas.
 
-use super::charts::{legend_strip, Glyph, Style};
+use super::charts::{legend_strip, text_width, Glyph, Style};
 use super::plot::{decade_count, decade_label, err, DrawResult, Ink};
 use super::series::{duration, group as thousands};
 use crate::model::collective::Op;
@@ -674,15 +674,26 @@ pub fn draw_scatter<DB: DrawingBackend>(
     }
     // Both axes log₁₀.
     let (a, b) = ((lo / 2.0).log10(), (hi * 2.0).log10());
+    let (margin, y_labels) = (st.px(12.0), st.px(52.0));
+    // The x axis's name is centred under the plot: on a phone's width the long one ran off the
+    // canvas's right edge.
+    let plot_w = i64::from(root.dim_in_pixel().0) - 2 * i64::from(margin) - i64::from(y_labels);
+    let x_desc = [
+        "published (each row in its own unit)",
+        "published (own units)",
+    ]
+    .into_iter()
+    .find(|d| i64::from(text_width(d, st.font(13.0))) <= plot_w)
+    .unwrap_or("published");
     let mut chart = ChartBuilder::on(root)
-        .margin(st.px(12.0))
+        .margin(margin)
         .x_label_area_size(st.px(40.0))
-        .y_label_area_size(st.px(52.0))
+        .y_label_area_size(y_labels)
         .build_cartesian_2d(a..b, a..b)
         .map_err(err)?;
     chart
         .configure_mesh()
-        .x_desc("published (each row in its own unit)")
+        .x_desc(x_desc)
         .y_desc("model")
         .x_labels(decade_count(a, b))
         .y_labels(decade_count(a, b))

@@ -148,7 +148,13 @@ pub fn ChartPanel(
         });
         let _ = root.present();
         match drawn {
-            Ok(a) => area.set_value(a),
+            Ok(a) => {
+                area.set_value(a);
+                // How far down the plot starts (what its legend and margins take), as a share
+                // of the canvas's height: for tests and embedding pages.
+                let top = f64::from(a.y.0) / f64::from(c.height().max(1));
+                let _ = c.set_attribute("data-plot-top", &format!("{top:.3}"));
+            }
             Err(e) => leptos::logging::warn!("chart {testid}: {e}"),
         }
         record_perf(testid, now_ms() - t0);

@@ -54,17 +54,19 @@ fn colour(ink: Ink, dark: bool) -> String {
 
 /// A label's text and type size within `room` device pixels, from its full size `full` (device
 /// pixels; `width(text, px)` measures): shrunk to fit down to 70 % of its size (never below
-/// 7 CSS px), then its last " · " parts dropped, each time at the largest size that fits, so
-/// a projector's leaf-switch label keeps readable type rather than shrinking to 7 px; at the
+/// 10 CSS px: at 7–8 px a 320 px embed's labels could not be read), else its `short` wording
+/// the same way, then its last " · " parts dropped, each time at the largest size that fits,
+/// so a projector's leaf-switch label keeps readable type rather than shrinking to 7 px; at the
 /// smallest size, cut at a character with an ellipsis.
 fn fit_label(
     text: &str,
+    short: Option<&str>,
     room: f64,
     full: f64,
     dpr: f64,
     width: impl Fn(&str, f64) -> f64,
 ) -> (String, f64) {
-    let least = (0.7 * full).max(7.0 * dpr).min(full);
+    let least = (0.7 * full).max(10.0 * dpr).min(full);
     let fits_at = |t: &str| {
         let w = width(t, full);
         if w <= room || w <= 0.0 {
@@ -73,7 +75,13 @@ fn fit_label(
             full * room / w
         }
     };
-    let mut shown = text.to_string();
+    if short.is_some() {
+        let px = fits_at(text);
+        if px >= least {
+            return (text.to_string(), px);
+        }
+    }
+    let mut shown = short.unwrap_or(text).to_string();
     loop {
         let px = fits_at(&shown);
         if px >= least {
@@ -182,10 +190,12 @@ pub(super) fn paint(
                 ink,
                 boxed,
                 max_w,
+                short,
             } => {
                 let (x, y) = at(*p);
                 let room = max_w * cw - 8.0 * dpr;
-                let (shown, px) = fit_label(text, room, size * dpr * type_scale, dpr, |t, px| {
+                let full = size * dpr * type_scale;
+                let (shown, px) = fit_label(text, short.as_deref(), room, full, dpr, |t, px| {
                     ctx.set_font(&format!("{px}px system-ui, sans-serif"));
                     ctx.measure_text(t).map(|m| m.width()).unwrap_or(0.0)
                 });
