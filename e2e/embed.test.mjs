@@ -222,3 +222,21 @@ test('at 320 px: the validation scatter keeps its axis name inside, the speedup 
   assert.deepEqual(speedup.problems.console, []);
   await speedup.context.close();
 });
+
+test('at 320 px the topology widget lists only the keys its controls do not show, in type of 10 px or more', async () => {
+  const { page, context, problems } = await openPage(env, 'embed=topology&gpus=256&gpu=h100&inter=roce400&nic_attach=tor&oversub=3&bg_load=0.2', narrow);
+  const canvas = page.locator('[data-testid=topology-canvas]');
+  await canvas.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('[data-testid=topology-canvas]').hasAttribute('data-least-type'));
+  // nic_attach and oversub have their own controls just below: only bg_load is set unseen.
+  assert.equal(await page.locator('[data-testid=also-set]').textContent(), 'Also set by this widget: bg_load=0.2');
+  const least = Number(await canvas.getAttribute('data-least-type'));
+  assert.ok(least >= 10, `a label drawn at ${least} px`);
+  await page.screenshot({ path: path.join(shots, 'embed-topology-320.png'), fullPage: true });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+  // The run widget likewise leaves out what its run fields show.
+  const run = await openPage(env, 'embed=time-to-train&gpus=1024&gpu=h100&inter=ib-ndr&model=llama3-70b&tp=8&pp=4&price=2&jitter=0.05', narrow);
+  assert.equal(await run.page.locator('[data-testid=also-set]').textContent(), 'Also set by this widget: tp=8 · pp=4');
+  await run.context.close();
+});

@@ -328,6 +328,9 @@ fn KeyCheck(label: &'static str, key: &'static str, testid: &'static str) -> imp
     }
 }
 
+/// The keys [`FabricChoices`] shows.
+pub const FABRIC_KEYS: [&str; 4] = ["placement", "oversub", "nic_attach", "routing"];
+
 /// Where the job's nodes sit, how NICs attach, oversubscription and routing: the fabric keys
 /// the compact (embedded) controls show too.
 #[component]
@@ -367,6 +370,9 @@ fn FabricChoices() -> impl IntoView {
         </div>
     }
 }
+
+/// The keys [`RunFields`] shows.
+pub const RUN_KEYS: [&str; 5] = ["tokens", "price", "jitter", "slow_gpus", "failure_rate"];
 
 /// The run's headline keys: data budget, price, stragglers, failures.
 #[component]
@@ -767,7 +773,12 @@ pub fn CompactRun() -> impl IntoView {
 
 /// The few controls of the embeddable calculator: GPUs, GPU type, network and model.
 #[component]
-pub fn CompactControls() -> impl IntoView {
+pub fn CompactControls(
+    /// Keys the widget's other controls show (its fabric or run fields): not listed again as
+    /// "also set" above the controls that show them.
+    #[prop(optional)]
+    also_shown: &'static [&'static str],
+) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let sc = lab.scenario;
     view! {
@@ -785,7 +796,10 @@ pub fn CompactControls() -> impl IntoView {
             let shown = ["gpus", "gpu", "inter", "model"];
             let query = sc.with(Scenario::to_query);
             let also: Vec<&str> = Scenario::pairs(&query)
-                .filter(|p| p.split_once('=').is_some_and(|(k, _)| !shown.contains(&k)))
+                .filter(|p| {
+                    p.split_once('=')
+                        .is_some_and(|(k, _)| !shown.contains(&k) && !also_shown.contains(&k))
+                })
                 .collect();
             (!also.is_empty()).then(|| view! {
                 <p class="hint" data-testid="also-set">"Also set by this widget: " {also.join(" · ")}</p>
