@@ -240,3 +240,30 @@ test('at 320 px the topology widget lists only the keys its controls do not show
   assert.equal(await run.page.locator('[data-testid=also-set]').textContent(), 'Also set by this widget: tp=8 · pp=4');
   await run.context.close();
 });
+
+test('the timeline widget describes the step with the numbers the result cards give', async () => {
+  // Its own sums of the drawn bars said "compute 248.7 ms of a 265.3 ms step, idle 13 %" beside
+  // cards of 210.7 ms, 227.3 ms and 7 % (the drawing is the slowest GPU's); ResNet-50's idle
+  // share was 54 % beside a card of 57 %.
+  for (const scenario of ['gpus=4096&model=gpt2-xl&inter=ib-ndr&jitter=0.05', 'gpus=64&gpu=h100&model=resnet50',
+    'gpus=512&per_node=8&gpu=h100&inter=ib-ndr&model=llama3-70b&tp=8&pp=4&zero=1']) {
+    const full = await openPage(env, scenario);
+    await full.page.locator('[data-testid=step-time]').waitFor();
+    const cards = await full.page.evaluate(() => ({
+      step: document.querySelector('[data-testid=step-time]').textContent,
+      idle: document.querySelector('[data-testid=idle]').textContent.match(/(\d+) %/)[1],
+      compute: [...document.querySelectorAll('.results > .legend li')].map((l) => l.textContent).find((t) => t.startsWith('compute')).match(/^compute (.+) \(/)[1],
+    }));
+    const own = await full.page.locator('[data-testid=timeline-canvas]').getAttribute('aria-label');
+    await full.context.close();
+    const { page, context, problems } = await openPage(env, `embed=timeline&${scenario}`, { viewport: { width: 800, height: 800 } });
+    await page.waitForTimeout(300);
+    const label = await page.locator('[data-testid=timeline-canvas]').getAttribute('aria-label');
+    const said = `Step timeline: compute ${cards.compute} of a ${cards.step} step; the GPUs are idle ${cards.idle} % of the time.`;
+    assert.ok(label.startsWith(said), `${scenario}: "${label}" against the cards' "${said}"`);
+    assert.equal(own, label, `${scenario}: the same words in the full page`);
+    if (scenario.includes('jitter')) assert.match(label, /Drawn as the slowest GPU runs it: [\d.]+ ms, the others waiting for it\.$/);
+    assert.deepEqual(problems.console, []);
+    await context.close();
+  }
+});

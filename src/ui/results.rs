@@ -24,6 +24,14 @@ pub fn rate(x: f64) -> String {
     }
 }
 
+/// The share of the step the GPUs sit idle (the "GPUs idle" card, and the timeline's
+/// description): all but their compute, and all of it for the replicas strong scaling leaves
+/// without a sample.
+pub fn idle_share(s: &crate::model::scenario::Setup, r: &crate::model::step::StepResult) -> f64 {
+    let active = f64::from(s.dp_active) / f64::from(s.dp.max(1));
+    1.0 - active * r.breakdown.compute / r.breakdown.total().max(1e-12)
+}
+
 fn css(c: plotters::style::RGBColor) -> String {
     format!("rgb({},{},{})", c.0, c.1, c.2)
 }
@@ -111,11 +119,7 @@ pub fn Results() -> impl IntoView {
             <div>
                 <dt>"GPUs idle"</dt>
                 <dd data-testid="idle">
-                    // Replicas strong scaling leaves without a sample idle the whole step.
-                    {move || ok(&|r| {
-                        let active = lab.setup.with(|s| f64::from(s.dp_active) / f64::from(s.dp.max(1)));
-                        format!("{:.0} % of the step", 100.0 * (1.0 - active * r.breakdown.compute / r.breakdown.total()))
-                    })}
+                    {move || ok(&|r| format!("{:.0} % of the step", 100.0 * lab.setup.with(|s| idle_share(s, r))))}
                 </dd>
             </div>
         </dl>

@@ -5,6 +5,7 @@ use super::paint::{paint_timeline, timeline_colour};
 use crate::render::series::duration;
 use crate::render::timeline::{timeline, BarKind};
 use crate::ui::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
+use crate::ui::results::idle_share;
 use crate::ui::state::Lab;
 use leptos::prelude::*;
 
@@ -50,16 +51,23 @@ pub fn TimelinePanel() -> impl IntoView {
         // four stages).
         <canvas node_ref=timeline_ref data-testid="timeline-canvas" class="timeline" role="img"
             style=move || format!("--rows: {}", tl.with(|t| t.as_ref().map_or(8, |t| t.rows.len())))
-            aria-label=move || tl.with(|t| t.as_ref().map(|t| {
-                // What is drawn: the step as long as its slowest GPU, idle over every row.
-                let rows = t.rows.len().max(1) as f64;
-                let idle: f64 = t.bars.iter().filter(|b| b.kind.idle()).map(|b| b.end - b.start).sum();
-                let compute: f64 = t.bars.iter()
-                    .filter(|b| b.row == 0 && matches!(b.kind, BarKind::Forward | BarKind::Backward))
-                    .map(|b| b.end - b.start).sum();
+            // The figures the result cards show for the same step (summing the drawn bars gave
+            // other numbers than the cards beside it), then how long the drawing's step is when
+            // the slowest GPU stretches it.
+            aria-label=move || lab.result.with(|r| r.as_ref().ok().map(|r| {
+                let step = r.breakdown.total();
+                let slowest = tl.with(|t| t.as_ref().map_or(step, |t| t.total));
+                let stretched = if slowest > step * 1.005 {
+                    format!(" Drawn as the slowest GPU runs it: {}, the others waiting for it.", duration(slowest))
+                } else {
+                    String::new()
+                };
                 format!(
-                    "Step timeline: compute {} of a {} step; the GPUs are idle {:.0} % of the time.",
-                    duration(compute), duration(t.total), 100.0 * idle / (rows * t.total.max(1e-12)))
+                    "Step timeline: compute {} of a {} step; the GPUs are idle {:.0} % of the time.{stretched}",
+                    duration(r.breakdown.compute),
+                    duration(step),
+                    100.0 * lab.setup.with(|s| idle_share(s, r))
+                )
             }).unwrap_or_default())></canvas>
         <ul class="legend">
             {move || [BarKind::Data, BarKind::Forward, BarKind::Backward, BarKind::Comm, BarKind::CommHidden, BarKind::CommExposed, BarKind::Bubble, BarKind::Serial, BarKind::Straggler]
