@@ -463,6 +463,40 @@ impl SharePoint {
         self.parts.iter().sum()
     }
 
+    /// What the breakdown says first of the chosen count (a lesson's): its largest part other
+    /// than compute (compute's share where none reaches 5 %), what stragglers and failures add,
+    /// and how much longer stragglers make the step, the measure a step is timed by
+    /// (`straggler_ms` over `step_ms`; a share of the elapsed time reads smaller).
+    fn chosen_text(&self) -> String {
+        let total = self.total().max(1e-12);
+        let (i, v) = match self.largest_wait() {
+            (i, v) if i == 0 || v < 0.05 * total => (0, self.parts[0]),
+            wait => wait,
+        };
+        let mut s = format!(
+            "At the chosen {}, {} {:.0} % of the time",
+            gpus_text(self.gpus),
+            takes(i),
+            100.0 * v / total
+        );
+        let run: f64 = self.parts[5..].iter().sum();
+        if run > 0.02 * total && i < 5 {
+            s.push_str(&format!(
+                "; stragglers, checkpoints, lost work and restarts together {:.0} %",
+                100.0 * run / total
+            ));
+        }
+        s.push_str(". ");
+        let step: f64 = self.parts[..5].iter().sum();
+        if self.parts[5] > 0.02 * total && step > 0.0 {
+            s.push_str(&format!(
+                "The slowest GPU makes each step {:.0} % longer than the average GPU's. ",
+                100.0 * self.parts[5] / step
+            ));
+        }
+        s
+    }
+
     /// The largest part other than compute, as its [`RUN_PARTS`] index and seconds; (0, 0)
     /// when nothing but compute takes any time.
     fn largest_wait(&self) -> (usize, f64) {
@@ -543,39 +577,7 @@ impl TimeShares {
         let chosen = self
             .chosen_point()
             .filter(|c| c.gpus != last.gpus)
-            .map(|c| {
-                let total = c.total().max(1e-12);
-                let (i, v) = c.largest_wait();
-                let (i, v) = if i == 0 || v < 0.05 * total {
-                    (0, c.parts[0])
-                } else {
-                    (i, v)
-                };
-                let mut s = format!(
-                    "At the chosen {}, {} {:.0} % of the time",
-                    gpus_text(c.gpus),
-                    takes(i),
-                    100.0 * v / total
-                );
-                let run: f64 = c.parts[5..].iter().sum();
-                if run > 0.02 * total && i < 5 {
-                    s.push_str(&format!(
-                        "; stragglers, checkpoints, lost work and restarts together {:.0} %",
-                        100.0 * run / total
-                    ));
-                }
-                s.push_str(". ");
-                // Stragglers also in the measure a step is timed by (`straggler_ms` over
-                // `step_ms`): a share of the elapsed time reads smaller.
-                let step: f64 = c.parts[..5].iter().sum();
-                if c.parts[5] > 0.02 * total && step > 0.0 {
-                    s.push_str(&format!(
-                        "The slowest GPU makes each step {:.0} % longer than the average GPU's. ",
-                        100.0 * c.parts[5] / step
-                    ));
-                }
-                s
-            })
+            .map(SharePoint::chosen_text)
             .unwrap_or_default();
         let total = last.total().max(1e-12);
         let (i, v) = last.largest_wait();

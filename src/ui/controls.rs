@@ -101,6 +101,7 @@ fn note_id(key: &str) -> String {
     format!("field-note-{key}")
 }
 
+/// Whether the last change refused was to `key`.
 fn refused_here(lab: Lab, key: &str) -> bool {
     lab.refused
         .with(|r| r.as_ref().is_some_and(|(k, _)| k == key))
