@@ -361,6 +361,20 @@ fn LessonStep(
         }
         focus_nearest(ANSWER);
     };
+    // The presenter's step fits its pane: on entering it, on the reveal, and when the screen
+    // changes size.
+    Effect::new(move |_| {
+        let _ = revealed();
+        if lab.presenter.get() {
+            fit_to_pane();
+        }
+    });
+    let resized = window_event_listener(leptos::ev::resize, move |_| {
+        if lab.presenter.get_untracked() {
+            fit_to_pane();
+        }
+    });
+    on_cleanup(move || resized.remove());
     let (l_prev, l_next) = (lesson.clone(), lesson.clone());
     let choices = step.choices.clone();
     let unit_c = unit.clone();
@@ -460,6 +474,26 @@ fn LessonStep(
             </div>
         </div>
     }
+}
+
+/// In the presenter layout, sets a step whose words run longer than its pane (a long
+/// explanation on a 720 px screen) a little smaller, 2 % at a time down to 86 % (`--fit` on the
+/// pane, read by style/presenter.css), so its answer does not slide under the buttons pinned at
+/// the pane's foot; a step that fits keeps the full size. Once the current render is on screen.
+fn fit_to_pane() {
+    request_animation_frame(|| {
+        let Ok(Some(pane)) = document().query_selector(".page.presenter > .lessons") else {
+            return;
+        };
+        let _ = pane.remove_attribute("style");
+        for smaller in 1..=7 {
+            if pane.scroll_height() <= pane.client_height() + 1 {
+                break;
+            }
+            let fit = 1.0 - 0.02 * f64::from(smaller);
+            let _ = pane.set_attribute("style", &format!("--fit: {fit:.2}"));
+        }
+    });
 }
 
 /// The link to the current step: the hash in the full page; from an embed, the app's whole
