@@ -419,6 +419,13 @@ test('emptying a number field puts its default back and says so at the field; a 
   assert.match(d.text, /gpus=100 is not a multiple of per_node=8/);
   assert.equal(d.value, '8');
   assert.equal(await page.locator('[data-testid=note-gpus]').count(), 0, 'the earlier note is gone');
+  // Text the field cannot read as a number (its value is then empty) is refused too, not the
+  // default.
+  await gpus.fill('');
+  await gpus.pressSequentially('1e');
+  await gpus.press('Tab');
+  await page.waitForFunction(() => /not a number/.test(document.querySelector('[data-testid=problem-gpus]')?.textContent));
+  assert.deepEqual(await described('gpus'), { invalid: 'true', value: '8', text: 'what was typed is not a number' });
   // A valid entry clears both.
   await gpus.fill('16');
   await gpus.press('Tab');

@@ -143,7 +143,7 @@ fn commit_field(
     if text.is_empty() && bad {
         lab.refuse(
             key,
-            crate::model::ModelError::new(key, "not a number; the previous value is kept"),
+            crate::model::ModelError::new(key, "what was typed is not a number"),
         );
     } else if lab.commit(key, text) && text.is_empty() {
         let now = shown.get_untracked();
