@@ -529,7 +529,11 @@ impl Lab {
 
     /// Shows a link's problems (its scenario loaded with defaults for the keys named).
     pub fn show_problems(&self, errs: Vec<ModelError>) {
-        self.refused.set(None);
+        // Set only when there is one to clear: every control's FieldProblem, aria-invalid and
+        // aria-describedby read these, and a control change would rerun them all.
+        if self.refused.with_untracked(Option::is_some) {
+            self.refused.set(None);
+        }
         if self.defaulted.with_untracked(Option::is_some) {
             self.defaulted.set(None);
         }
