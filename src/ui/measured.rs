@@ -117,7 +117,7 @@ fn ClusterConfirm() -> impl IntoView {
                     <input id="ctl-explain-gpus" type="number" min="1" inputmode="numeric"
                         data-testid="explain-gpus"
                         prop:value=move || sc.with(|s| s.gpus.to_string())
-                        on:change=move |ev| lab.set("gpus", event_target_value(&ev).trim()) />
+                        on:change=move |ev| { lab.commit("gpus", event_target_value(&ev).trim()); } />
                 </div>
                 <div>
                     <Choice label="GPUs per node" key="per_node" testid="explain-per-node"
