@@ -330,20 +330,9 @@ pub fn parse(text: &str) -> Run {
         if line.is_empty() {
             continue;
         }
-        let restarts = match line.strip_prefix('#') {
-            Some(h) => {
-                let t: Vec<&str> = h.split_whitespace().collect();
-                t.first() == Some(&"Rank")
-                    && t.get(1).is_some_and(|id| rank_ids.iter().any(|r| r == id))
-            }
-            None => line
-                .split_whitespace()
-                .next()
-                .filter(|t| is_size(t))
-                .and_then(|t| t.parse::<f64>().ok())
-                .zip(last_size)
-                .is_some_and(|(size, last)| size <= last),
-        };
+        let (rank, size) = (rank_id(line), leading_size(line));
+        let restarts = rank.is_some_and(|id| rank_ids.iter().any(|r| r == id))
+            || size.zip(last_size).is_some_and(|(s, last)| s <= last);
         if restarts {
             run.runs += 1;
             run.next_run_at.get_or_insert(n + 1);
@@ -354,19 +343,8 @@ pub fn parse(text: &str) -> Run {
         }
         if run.next_run_at.is_some() {
             // Past the first run: only its restarts are counted.
-            if let Some(h) = line.strip_prefix('#') {
-                let t: Vec<&str> = h.split_whitespace().collect();
-                if t.first() == Some(&"Rank") {
-                    rank_ids.extend(t.get(1).map(|id| id.to_string()));
-                }
-            } else if let Some(size) = line
-                .split_whitespace()
-                .next()
-                .filter(|t| is_size(t))
-                .and_then(|t| t.parse::<f64>().ok())
-            {
-                last_size = Some(size);
-            }
+            rank_ids.extend(rank.map(str::to_string));
+            last_size = size.or(last_size);
             continue;
         }
         let lower = line.to_ascii_lowercase();
@@ -405,7 +383,7 @@ pub fn parse(text: &str) -> Run {
             // "#  Rank  0 Group  0 Pid 123 on host1 device  0 [0x1b] NVIDIA H100 80GB HBM3"
             if t.first() == Some(&"Rank") {
                 run.ranks += 1;
-                rank_ids.extend(t.get(1).map(|id| id.to_string()));
+                rank_ids.extend(rank.map(str::to_string));
                 if let Some(k) = t.iter().position(|w| *w == "on") {
                     if let Some(host) = t.get(k + 1) {
                         if !run.hosts.iter().any(|x| x == host) {
@@ -461,8 +439,22 @@ pub fn parse(text: &str) -> Run {
     run
 }
 
+/// The rank number of a header's rank line ("#  Rank  3 Group  0 Pid …" → "3").
+fn rank_id(line: &str) -> Option<&str> {
+    let mut t = line.strip_prefix('#')?.split_whitespace();
+    (t.next() == Some("Rank")).then(|| t.next()).flatten()
+}
+
+/// The size a data line starts with, bytes.
+fn leading_size(line: &str) -> Option<f64> {
+    line.split_whitespace()
+        .next()
+        .filter(|t| is_size(t))
+        .and_then(|t| t.parse().ok())
+}
+
 /// What a paste of more than one run says: only the first is read.
-pub fn run_count_note(runs: u32, line: usize) -> String {
+fn run_count_note(runs: u32, line: usize) -> String {
     format!(
         "the paste holds {runs} runs (the second starts again at line {line}: a rank listed again or a size no larger than the one before); only the first is read"
     )

@@ -301,20 +301,16 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             ..*c
         };
         comm.dp_crosses_nodes = dp_cluster.nodes() > 1;
-        comm.dp_sync = Some(if s.zero == 0 {
-            DpSync {
-                cluster: dp_cluster,
-                op: Op::AllReduce,
-                algo: s.algo,
-                bytes: grad_bytes,
-            }
+        let (op, algo) = if s.zero == 0 {
+            (Op::AllReduce, s.algo)
         } else {
-            DpSync {
-                cluster: dp_cluster,
-                op: Op::ReduceScatter,
-                algo: Algo::Auto,
-                bytes: grad_bytes,
-            }
+            (Op::ReduceScatter, Algo::Auto)
+        };
+        comm.dp_sync = Some(DpSync {
+            cluster: dp_cluster,
+            op,
+            algo,
+            bytes: grad_bytes,
         });
         if s.algo != Algo::Auto && s.zero > 0 {
             // A stated all-reduce algorithm the replicas' cluster cannot run is refused, as
@@ -414,7 +410,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
         let exposed = exposed_after(comm.tp, t_mb * mf, pieces);
         (exposed, comm.tp - exposed)
     } else if tp_beside > 0.0 {
-        let dense_bwd = t_mb * mf * 2.0 / 3.0 * w.layer_dense_flops_per_sample() / hw_flops;
+        let dense_bwd = t_mb * mf * BACKWARD_SHARE * w.layer_dense_flops_per_sample() / hw_flops;
         let (pieces, gemm_share) = if s.sp { (4.0, 1.0) } else { (2.0, 0.5) };
         let window = dense_bwd * COLUMN_PARALLEL_SHARE * gemm_share;
         let exposed = exposed_after(tp_beside, window, pieces * layers_per_stage * mf);
