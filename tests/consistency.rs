@@ -858,3 +858,42 @@ fn the_lessons_large_all_reduce_is_bound_inside_the_server() {
     let xdr = card(&big.scenario.replace("inter=ib-ndr", "inter=ib-xdr"));
     assert_eq!(xdr.time_us, ndr.time_us, "a faster network alone");
 }
+
+/// The link that bounds the sync is asked at the size the sync runs in (a bucket), and the
+/// fabric's own levers count before the sync is called latency-bound: a job on 2:1 uplinks
+/// spread over leaf groups was told it was latency-bound (half the latency 1.37×) where packing
+/// it gives 2.17×; two links that nearly tie are said to.
+#[test]
+fn the_sync_advice_weighs_the_fabrics_levers_and_ties() {
+    let q = "gpus=128&gpu=mi300x&inter=roce400&model=gpt2-xl&seq=256&micro=1&oversub=2&placement=spread";
+    let r = step(q);
+    assert!(
+        r.advice.starts_with("The leaf switches' uplinks"),
+        "{}",
+        r.advice
+    );
+    for (said, key) in [
+        ("(placement=packed)", "placement=packed"),
+        ("(routing=adaptive)", "routing=adaptive"),
+        ("(oversub=1)", "oversub=1"),
+    ] {
+        let applied = match key {
+            "placement=packed" => q.replace("placement=spread", key),
+            "oversub=1" => q.replace("oversub=2", key),
+            _ => format!("{q}&{key}"),
+        };
+        let f = r.times.step_ms / step(&applied).times.step_ms;
+        assert!(
+            r.advice.contains(&format!("{said} → {f:.2}×")),
+            "{} lacks {said} → {f:.2}×",
+            r.advice
+        );
+    }
+    let tie = step("gpus=256&gpu=h100&inter=ib-ndr&model=llama3-8b&seq=512&oversub=4");
+    assert!(
+        tie.advice.contains("The links nearly tie"),
+        "{}",
+        tie.advice
+    );
+    assert!(!tie.advice.contains("latency-bound"), "{}", tie.advice);
+}

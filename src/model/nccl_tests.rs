@@ -331,8 +331,16 @@ pub fn parse(text: &str) -> Run {
             continue;
         }
         let (rank, size) = (rank_id(line), leading_size(line));
-        let restarts = rank.is_some_and(|id| rank_ids.iter().any(|r| r == id))
-            || size.zip(last_size).is_some_and(|(s, last)| s <= last);
+        // After a run's rows, its header's first line ("# nThread …") or a test command
+        // begins another run; so do a rank listed again and a size smaller than the one before
+        // (nccl-tests sizes never fall; they repeat where a count per rank rounds to 0 bytes, or
+        // in a linear sweep's small steps).
+        let header_again = last_size.is_some()
+            && (line.starts_with("# nThread")
+                || line.split_whitespace().any(|w| w.contains("_perf")));
+        let restarts = header_again
+            || rank.is_some_and(|id| rank_ids.iter().any(|r| r == id))
+            || size.zip(last_size).is_some_and(|(s, last)| s < last);
         if restarts {
             run.runs += 1;
             run.next_run_at.get_or_insert(n + 1);
@@ -449,14 +457,14 @@ fn rank_id(line: &str) -> Option<&str> {
 fn leading_size(line: &str) -> Option<f64> {
     line.split_whitespace()
         .next()
-        .filter(|t| is_size(t))
-        .and_then(|t| t.parse().ok())
+        .and_then(size)
+        .map(|b| b as f64)
 }
 
 /// What a paste of more than one run says: only the first is read.
 fn run_count_note(runs: u32, line: usize) -> String {
     format!(
-        "the paste holds {runs} runs (the second starts again at line {line}: a rank listed again or a size no larger than the one before); only the first is read"
+        "the paste holds {runs} runs (the second starts at line {line}: a header, a rank listed again or a size smaller than the one before); only the first is read"
     )
 }
 
@@ -668,6 +676,21 @@ pub fn calibrate(run: &Run, base: &super::scenario::Scenario) -> Result<Calibrat
     if let Some(line) = run.next_run_at {
         warnings.push(run_count_note(run.runs, line));
     }
+    // Sizes above zero given on more than one line (a linear sweep's small steps): each line is
+    // fitted as its own measurement.
+    let mut sizes: Vec<f64> = sizes.into_iter().filter(|&b| b > 0.0).collect();
+    sizes.sort_by(f64::total_cmp);
+    let repeated = sizes
+        .chunk_by(|a, b| a == b)
+        .filter(|c| c.len() > 1)
+        .count();
+    if repeated > 0 {
+        warnings.push(format!(
+            "{repeated} size{} appear{} on more than one line: each line is fitted as its own measurement",
+            if repeated == 1 { "" } else { "s" },
+            if repeated == 1 { "s" } else { "" }
+        ));
+    }
     sc.set(key, &round(bw).to_string())
         .map_err(|e| e.to_string())?;
     sc.set("calib_lat", &round(lat).to_string())
@@ -797,6 +820,21 @@ mod tests {
                 pasted.warnings
             );
         }
+        // An all-gather from a small -b repeats size 0 (a count per rank rounds to nothing):
+        // one run, read whole; sizes grouped with `_` are read as sizes; a second run's header
+        // lines before its ranks belong to it, not to the first.
+        let zeros = "0 0 float none -1 5.0 0.00 0.00 0 5.0 0.00 0.00 0\n".repeat(2) + line;
+        let ag = parse(&zeros);
+        assert_eq!((ag.rows.len(), ag.runs), (4, 1));
+        let grouped = "1_048_576 262_144 float sum -1 250.0 4.19 3.15 0 249.0 4.21 3.16 0\n\
+                       4_194_304 1_048_576 float sum -1 900.0 4.66 3.50 0 899.0 4.67 3.50 0\n";
+        assert_eq!(parse(&grouped.repeat(2)).runs, 2);
+        let second = format!("{line}# nThread 1 nGpus 8 minBytes 8\n{line}");
+        let first = parse(&second);
+        assert_eq!(
+            (first.runs, first.gpus_per_thread, first.rows.len()),
+            (2, None, 2)
+        );
         // A header pasted twice lists its ranks twice: they are the same ranks, in another run.
         let header = "#  Rank  0 Group  0 Pid 1 on h1 device  0 [0x1b] NVIDIA A100
                       #  Rank  1 Group  0 Pid 2 on h2 device  0 [0x1b] NVIDIA A100

@@ -8,7 +8,7 @@ use super::collective::{self, Algo, Cluster, Link, Op};
 use super::goodput;
 use super::hardware::{flash_rate_at, Precision};
 use super::scenario::{Attn, Scaling, Scenario, Setup};
-use super::topology::{Placement, Topology};
+use super::topology::{Placement, Routing, Topology};
 use super::units::{days_text, GIB};
 use super::workload::{Activations, Recompute, GEMM_FIXED_S};
 use super::ModelError;
@@ -102,13 +102,13 @@ pub struct CommParts {
     pub pp_crosses_nodes: bool,
     /// The tensor-parallel part left exposed (all of it unless it overlaps the GEMMs).
     pub tp_exposed: f64,
-    /// The data-parallel sync's main collective over the whole gradient, for asking which
-    /// link bounds it (costed only when asked).
+    /// The data-parallel sync's main collective, one unit of it, for asking which link bounds
+    /// it (costed only when asked).
     pub dp_sync: Option<DpSync>,
 }
 
-/// The data-parallel sync's main collective: the all-reduce, or ZeRO's reduce-scatter, of the
-/// gradients one GPU holds, on the replicas' cluster.
+/// The data-parallel sync's main collective: the all-reduce, or ZeRO's reduce-scatter, of one
+/// bucket (or layer) of the gradients one GPU holds, on the replicas' cluster.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DpSync {
     /// The replicas' cluster (their NIC share).
@@ -117,7 +117,7 @@ pub struct DpSync {
     pub op: Op,
     /// The algorithm the scenario states (`auto` for ZeRO's reduce-scatter).
     pub algo: Algo,
-    /// Gradient bytes.
+    /// Gradient bytes of one unit the sync is cut into (a bucket, or a layer's).
     pub bytes: f64,
 }
 
@@ -301,17 +301,6 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             ..*c
         };
         comm.dp_crosses_nodes = dp_cluster.nodes() > 1;
-        let (op, algo) = if s.zero == 0 {
-            (Op::AllReduce, s.algo)
-        } else {
-            (Op::ReduceScatter, Algo::Auto)
-        };
-        comm.dp_sync = Some(DpSync {
-            cluster: dp_cluster,
-            op,
-            algo,
-            bytes: grad_bytes,
-        });
         if s.algo != Algo::Auto && s.zero > 0 {
             // A stated all-reduce algorithm the replicas' cluster cannot run is refused, as
             // at ZeRO-0, though ZeRO's collectives leave it unused.
@@ -332,6 +321,24 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
         // elements is larger still, and as bandwidth-bound), or one per layer for ZeRO-2/3,
         // which frameworks issue layer by layer.
         let layers = layers_per_stage;
+        let units = match s.zero {
+            0 => (grad_bytes / BUCKET_BYTES).ceil().max(1.0),
+            1 => (w.params / per_gpu_share / shard_bucket_params(dp))
+                .ceil()
+                .max(1.0),
+            _ => layers,
+        };
+        let (op, algo) = if s.zero == 0 {
+            (Op::AllReduce, s.algo)
+        } else {
+            (Op::ReduceScatter, Algo::Auto)
+        };
+        comm.dp_sync = Some(DpSync {
+            cluster: dp_cluster,
+            op,
+            algo,
+            bytes: grad_bytes / units,
+        });
         let weight_bytes = w.params / per_gpu_share * p.grad_bytes();
         let bwd = t_mb * BACKWARD_SHARE;
         // ZeRO-1/2 all-gather the updated weights once per step: after the optimizer step,
@@ -352,20 +359,16 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             // DDP: one all-reduce per bucket, during the last micro-batch's backward pass
             // (accumulation steps skip the sync: `no_sync`).
             0 => {
-                let buckets = (grad_bytes / BUCKET_BYTES).ceil().max(1.0);
-                let total = cost(Op::AllReduce, grad_bytes / buckets)? * buckets;
-                (total, exposed_after(total, bwd, buckets))
+                let total = cost(Op::AllReduce, grad_bytes / units)? * units;
+                (total, exposed_after(total, bwd, units))
             }
             // ZeRO-1 (DeepSpeed; Megatron-Core's distributed optimizer): gradients
             // reduce-scattered in buckets during the last backward, then the weights gathered
             // in the same buckets.
             1 => {
-                let buckets = (w.params / per_gpu_share / shard_bucket_params(dp))
-                    .ceil()
-                    .max(1.0);
-                let rs = cost(Op::ReduceScatter, grad_bytes / buckets)? * buckets;
-                let (ag, ag_exposed) = gather(buckets)?;
-                (rs + ag, exposed_after(rs, bwd, buckets) + ag_exposed)
+                let rs = cost(Op::ReduceScatter, grad_bytes / units)? * units;
+                let (ag, ag_exposed) = gather(units)?;
+                (rs + ag, exposed_after(rs, bwd, units) + ag_exposed)
             }
             // ZeRO-2 (DeepSpeed): gradients are reduce-scattered into their partitions during
             // every micro-batch's backward pass (a partition holds only its shard), then the
@@ -1277,21 +1280,39 @@ fn comm_verdict(
         } else {
             None
         };
-        // What twice the bandwidth of that link gives, against half the latency.
-        let (link, doubled) = match bound {
-            Some(Link::HostPcie) => (
-                "the GPUs' PCIe",
-                faster_on(&Cluster {
-                    host_bw: c.host_bw * 2.0,
-                    ..*c
-                }),
-            ),
-            Some(Link::NvLink | Link::Pcie | Link::Switch) => ("intra-node", faster_on(&intra2)),
-            _ => (more, bandwidth),
+        // What twice the bandwidth of that link gives, and the fabric's own levers when the
+        // uplinks bound it; a sync is latency-bound only when half the latency beats twice
+        // every link's bandwidth (two links that nearly tie each give little alone).
+        let doubled = match bound {
+            Some(Link::HostPcie) => faster_on(&Cluster {
+                host_bw: c.host_bw * 2.0,
+                ..*c
+            }),
+            Some(Link::NvLink | Link::Pcie | Link::Switch) => faster_on(&intra2),
+            _ => bandwidth,
         };
-        let advice = if half_latency > doubled {
+        let levers = match bound {
+            Some(tier @ (Link::LeafUplink | Link::SpineUplink)) => {
+                uplink_levers(tier, c, &faster_on)
+            }
+            _ => Vec::new(),
+        };
+        let every = faster_on(&Cluster {
+            intra_scale: c.intra_scale * 2.0,
+            net_scale: c.net_scale * 2.0,
+            host_bw: c.host_bw * 2.0,
+            ..*c
+        });
+        let best = levers.iter().map(|l| l.1).fold(every, f64::max);
+        // Where no single link's doubling comes near doubling them all, say so.
+        let tie = if every > 1.1 * doubled.max(bandwidth) {
+            format!(" The links nearly tie: twice every link's bandwidth → {every:.2}×.")
+        } else {
+            String::new()
+        };
+        let advice = if half_latency > best {
             format!(
-                "It is latency-bound: half the latency → {half_latency:.2}× faster, 2× {link} bandwidth only {doubled:.2}×; fewer, larger messages (bigger buckets, fewer data-parallel ranks) help."
+                "It is latency-bound: half the latency → {half_latency:.2}× faster, twice every link's bandwidth only {every:.2}×; fewer, larger messages (bigger buckets, fewer data-parallel ranks) help."
             )
         } else {
             match bound {
@@ -1306,33 +1327,47 @@ fn comm_verdict(
                     )
                 }
                 Some(tier @ (Link::LeafUplink | Link::SpineUplink)) => {
-                    uplink_advice(tier, c, bandwidth, &faster_on)
+                    let name = if tier == Link::LeafUplink {
+                        "leaf switches' uplinks"
+                    } else {
+                        "pods' uplinks"
+                    };
+                    let levers: String = levers.iter().map(|(t, f)| format!("; {t} → {f:.2}×")).collect();
+                    format!(
+                        "The {name} bound the sync: 2× NIC bandwidth (their ports' too) gives {bandwidth:.2}×{levers}."
+                    )
                 }
                 // A sync across nodes whose rounds inside the node are the slower.
                 Some(Link::NvLink | Link::Pcie | Link::Switch) => format!(
-                    "The links inside each node, not the NICs, bound the sync: 2× intra-node bandwidth → {doubled:.2}× faster, 2× {more} bandwidth {bandwidth:.2}×."
+                    "The links inside each node, not the NICs, bound the sync: 2× intra-node bandwidth → {doubled:.2}× faster, 2× {more} bandwidth {bandwidth:.2}×.{tie}"
                 ),
-                _ => format!("2× {more} bandwidth → {bandwidth:.2}× faster."),
+                _ => format!("2× {more} bandwidth → {bandwidth:.2}× faster.{tie}"),
             }
         };
         Verdict::new(bottleneck, waits(dp, text), advice)
     }
 }
 
-/// Advice when the switches' uplinks above the nodes bound the sync: what a non-blocking tier
-/// and a packed job would give, each only where it is not the scenario already.
-fn uplink_advice(
+/// What the fabric's own levers give when the switches' uplinks above the nodes bound the sync:
+/// a non-blocking tier, the job packed into fewer leaf groups, adaptive routing, each only where
+/// it is not the scenario already and moves the step (by 1 % or more).
+fn uplink_levers(
     tier: Link,
     c: &Cluster,
-    bandwidth: f64,
     faster_on: &impl Fn(&Cluster) -> f64,
-) -> String {
-    let (name, oversub) = if tier == Link::LeafUplink {
-        ("leaf switches' uplinks", c.topo.oversub)
-    } else {
-        ("pods' uplinks", c.topo.pod_oversub)
-    };
+) -> Vec<(String, f64)> {
     let mut levers = Vec::new();
+    let mut lever = |text: String, topo: Topology| {
+        let f = faster_on(&Cluster { topo, ..*c });
+        if f >= 1.01 {
+            levers.push((text, f));
+        }
+    };
+    let (key, oversub) = if tier == Link::LeafUplink {
+        ("oversub", c.topo.oversub)
+    } else {
+        ("pod_oversub", c.topo.pod_oversub)
+    };
     if oversub > 1.0 {
         let mut topo = c.topo;
         if tier == Link::LeafUplink {
@@ -1340,34 +1375,27 @@ fn uplink_advice(
         } else {
             topo.pod_oversub = 1.0;
         }
-        let key = if tier == Link::LeafUplink {
-            "oversub"
-        } else {
-            "pod_oversub"
-        };
-        levers.push(format!(
-            "a non-blocking tier ({key}=1) → {:.2}×",
-            faster_on(&Cluster { topo, ..*c })
-        ));
+        lever(format!("a non-blocking tier ({key}=1)"), topo);
     }
     if c.topo.placement != Placement::Packed {
-        let topo = Topology {
-            placement: Placement::Packed,
-            ..c.topo
-        };
-        levers.push(format!(
-            "the job packed into fewer leaf groups (placement=packed) → {:.2}×",
-            faster_on(&Cluster { topo, ..*c })
-        ));
+        lever(
+            "the job packed into fewer leaf groups (placement=packed)".to_string(),
+            Topology {
+                placement: Placement::Packed,
+                ..c.topo
+            },
+        );
     }
-    let levers = if levers.is_empty() {
-        String::new()
-    } else {
-        format!("; {}", levers.join(", "))
-    };
-    format!(
-        "The {name}, not the NICs, bound the sync: 2× NIC bandwidth gives {bandwidth:.2}×{levers}."
-    )
+    if c.topo.routing != Routing::Adaptive {
+        lever(
+            "adaptive routing (routing=adaptive)".to_string(),
+            Topology {
+                routing: Routing::Adaptive,
+                ..c.topo
+            },
+        );
+    }
+    levers
 }
 
 /// A change that makes a scenario fit in memory.
