@@ -321,8 +321,8 @@ pub fn parse(text: &str) -> Run {
     };
     // The first data line with a count's columns, for a run that does not name its collective.
     let mut seen: Option<Columns> = None;
-    // Rank numbers the header listed, and the last size read: a rank listed again, or a size
-    // no larger than the one before (nccl-tests sizes only grow), starts another run.
+    // Rank numbers the header listed, and the last size read (what starts another run is
+    // below).
     let mut rank_ids: Vec<String> = Vec::new();
     let mut last_size: Option<f64> = None;
     for (n, raw) in text.lines().enumerate() {

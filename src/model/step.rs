@@ -244,10 +244,10 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
     // 675–708, `async_op=True`): the input gradient's all-reduce (with sp: reduce-scatter)
     // beside the weight-gradient GEMM, and with sp the input's re-gather beside the
     // input-gradient GEMM. Those are 2 of the layer's backward all-reduces, or 2 all-gathers
-    // and 2 reduce-scatters with sp; the rest wait (`tp_wait`).
+    // and 2 reduce-scatters with sp; the rest wait.
     let layers_per_stage = f64::from(w.layers().div_ceil(pp));
     let mut comm = CommParts::default();
-    let (mut tp_wait, mut tp_beside) = (0.0, 0.0);
+    let mut tp_beside = 0.0;
     if tp > 1 {
         if let Some(bytes) = w.boundary_bytes(micro, p) {
             let tp_cluster = Cluster {
@@ -271,7 +271,6 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             let beside = if s.tech.tp_async { beside } else { 0.0 };
             comm.tp = layer * layers_per_stage * mf;
             tp_beside = beside * layers_per_stage * mf;
-            tp_wait = comm.tp - tp_beside;
         }
     }
     // Pipeline: each micro-batch sends its activations forward and its gradients back across each
@@ -306,15 +305,17 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             // at ZeRO-0, though ZeRO's collectives leave it unused.
             collective::cost(&dp_cluster, Op::AllReduce, s.algo, grad_bytes)?;
         }
-        let cost = |op: Op, bytes: f64| -> Result<f64, ModelError> {
-            // `algo` is the all-reduce's; ZeRO's reduce-scatters and gathers run as the tuner
-            // picks (a stated tree, which has no reduce-scatter, used to refuse ZeRO-2).
-            let algo = if op == Op::AllReduce {
+        // `algo` is the all-reduce's; ZeRO's reduce-scatters and gathers run as the tuner picks
+        // (a stated tree, which has no reduce-scatter, used to refuse ZeRO-2).
+        let algo_for = |op: Op| {
+            if op == Op::AllReduce {
                 s.algo
             } else {
                 Algo::Auto
-            };
-            Ok(collective::cost(&dp_cluster, op, algo, bytes)?.time_s)
+            }
+        };
+        let cost = |op: Op, bytes: f64| -> Result<f64, ModelError> {
+            Ok(collective::cost(&dp_cluster, op, algo_for(op), bytes)?.time_s)
         };
         // Units the sync is cut into: DDP's 25 MiB buckets, Megatron-Core's sharded buckets for
         // ZeRO-1 (`shard_bucket_params`; DeepSpeed's default `reduce_bucket_size` of 5·10⁸
@@ -328,15 +329,15 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
                 .max(1.0),
             _ => layers,
         };
-        let (op, algo) = if s.zero == 0 {
-            (Op::AllReduce, s.algo)
+        let op = if s.zero == 0 {
+            Op::AllReduce
         } else {
-            (Op::ReduceScatter, Algo::Auto)
+            Op::ReduceScatter
         };
         comm.dp_sync = Some(DpSync {
             cluster: dp_cluster,
             op,
-            algo,
+            algo: algo_for(op),
             bytes: grad_bytes / units,
         });
         let weight_bytes = w.params / per_gpu_share * p.grad_bytes();
@@ -417,7 +418,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
         let (pieces, gemm_share) = if s.sp { (4.0, 1.0) } else { (2.0, 0.5) };
         let window = dense_bwd * COLUMN_PARALLEL_SHARE * gemm_share;
         let exposed = exposed_after(tp_beside, window, pieces * layers_per_stage * mf);
-        (tp_wait + exposed, tp_beside - exposed)
+        (comm.tp - tp_beside + exposed, tp_beside - exposed)
     } else {
         (comm.tp, 0.0)
     };
@@ -1363,18 +1364,14 @@ fn uplink_levers(
             levers.push((text, f));
         }
     };
+    let mut topo = c.topo;
     let (key, oversub) = if tier == Link::LeafUplink {
-        ("oversub", c.topo.oversub)
+        ("oversub", &mut topo.oversub)
     } else {
-        ("pod_oversub", c.topo.pod_oversub)
+        ("pod_oversub", &mut topo.pod_oversub)
     };
-    if oversub > 1.0 {
-        let mut topo = c.topo;
-        if tier == Link::LeafUplink {
-            topo.oversub = 1.0;
-        } else {
-            topo.pod_oversub = 1.0;
-        }
+    if *oversub > 1.0 {
+        *oversub = 1.0;
         lever(format!("a non-blocking tier ({key}=1)"), topo);
     }
     if c.topo.placement != Placement::Packed {

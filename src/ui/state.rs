@@ -529,23 +529,15 @@ impl Lab {
 
     /// Shows a link's problems (its scenario loaded with defaults for the keys named).
     pub fn show_problems(&self, errs: Vec<ModelError>) {
-        // Set only when there is one to clear: every control's FieldProblem, aria-invalid and
-        // aria-describedby read these, and a control change would rerun them all.
-        if self.refused.with_untracked(Option::is_some) {
-            self.refused.set(None);
-        }
-        if self.defaulted.with_untracked(Option::is_some) {
-            self.defaulted.set(None);
-        }
+        clear(self.refused);
+        clear(self.defaulted);
         self.errors.set(errs);
     }
 
     /// Refuses a change to `key`: the previous value stays, and the control says why (in words:
     /// the field names the key).
     pub fn refuse(&self, key: &str, e: ModelError) {
-        if self.defaulted.with_untracked(Option::is_some) {
-            self.defaulted.set(None);
-        }
+        clear(self.defaulted);
         self.refused.set(Some((key.to_string(), e.message.clone())));
         self.errors.set(vec![e]);
     }
@@ -691,5 +683,14 @@ pub fn write_hash(query: &str, push: bool) {
         } else {
             history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
         };
+    }
+}
+
+/// Empties a field message signal, only when it holds one: every control's FieldProblem,
+/// aria-invalid and aria-describedby read these, and setting one, even to `None` again, would
+/// rerun them all on each control change.
+fn clear<T: Send + Sync + 'static>(s: RwSignal<Option<T>>) {
+    if s.with_untracked(Option::is_some) {
+        s.set(None);
     }
 }
