@@ -126,3 +126,27 @@ fn placement_moves_the_step() {
         packed.times.step_ms
     );
 }
+
+/// NCCL's tree over nodes is in order (node m talks to m ± 1, m ± 2, … by its lowest set bit),
+/// so a packed leaf group keeps almost all of a tree's traffic inside: 4:1 uplinks cost a tree
+/// over 64 nodes next to nothing. (With the heap-ordered tree the model had, every node of a
+/// group sent over the uplinks, and 4:1 doubled the time.)
+#[test]
+fn a_packed_tree_barely_touches_the_uplinks() {
+    let t = |o: u32| {
+        time(
+            &format!("gpus=512&inter=ib-ndr&oversub={o}&bytes=16MiB"),
+            Algo::Tree,
+        )
+    };
+    let (open, tapered) = (t(1), t(4));
+    assert!(tapered <= open * 1.10, "{tapered} vs {open}");
+    // Spread one node a group, every send leaves its group: the taper costs.
+    let s = |o: u32| {
+        time(
+            &format!("gpus=512&inter=ib-ndr&oversub={o}&placement=spread"),
+            Algo::Tree,
+        )
+    };
+    assert!(s(4) > s(1) * 1.5, "{} vs {}", s(4), s(1));
+}

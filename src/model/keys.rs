@@ -473,7 +473,7 @@ pub const KEYS: &[Key] = &[
         accepts: Accepts::OneOf(ids::<Algo>),
         default: "auto",
         unit: "",
-        doc: "the all-reduce algorithm (`auto` picks as NCCL's tuner does)",
+        doc: "the all-reduce algorithm (`auto`: the fastest by the model's costs, with NCCL 2.29.7's latencies)",
         applies: Applies::Both,
         always: false,
         field: |s| &mut s.algo,

@@ -12,6 +12,7 @@ use super::collective::{
     cost, each_group, prev_pow2, ring_round_crosses, round_time, tree_tick, Algo, Cluster,
     DoubleTree, Op, Protocol, RoundGroup, RoundTime,
 };
+use super::topology::Partners;
 use super::ModelError;
 
 /// Largest GPU count drawn transfer by transfer (larger counts are animated in aggregate).
@@ -580,7 +581,7 @@ pub fn group_of(
         .map(|t| t.src.max(t.dst) / per_node + 1)
         .max()
         .unwrap_or(1);
-    let node_distance = real()
+    let distance = real()
         .map(|t| {
             let d = (t.dst / per_node).abs_diff(t.src / per_node);
             d.min(nodes - d)
@@ -596,6 +597,6 @@ pub fn group_of(
         single_peer,
         switch,
         intra_latency: false,
-        node_distance,
+        partners: Partners::Shift(distance),
     }
 }

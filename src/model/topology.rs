@@ -10,8 +10,10 @@
 //! so rail and top-of-rack differ here only in the size of a leaf group.
 //!
 //! In a round of a collective each node sends its bytes to a partner `d` places away in rank
-//! order (1 for a ring). With `m` of the job's nodes in a leaf group, contiguous in rank order,
-//! min(m, d) of them reach across the group's uplinks in each direction, over the job's fair
+//! order (1 for a ring), or to its parent and children in NCCL's double binary tree. With `m` of
+//! the job's nodes in a leaf group, contiguous in rank order, min(m, d) of them reach across the
+//! group's uplinks in each direction (a tree's edges mostly stay inside a run of consecutive
+//! nodes: [`DoubleTree::nodes_leaving`] counts what leaves), over the job's fair
 //! share of those uplinks: its m nodes' ports divided by the oversubscription (the other nodes
 //! of the group belong to other jobs, whose extra load is `bg_load`). Adaptive routing
 //! spreads that load over all uplinks; static ECMP hashing puts each flow (one per NCCL
@@ -19,6 +21,8 @@
 //! the expected maximum of F flows in K bins (Raab & Steger 1998, "Balls into Bins — A Simple
 //! and Tight Analysis"), computed here from the Poisson occupancy of each bin, over every group
 //! the job spans (the round waits for the busiest uplink anywhere).
+
+use super::collective::DoubleTree;
 
 /// Where a node's NICs attach.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -210,7 +214,15 @@ impl Topology {
         if f64::from(k) <= m || send.bytes <= 0.0 {
             return TierLoad::default();
         }
-        let crossing = m.min(f64::from(send.distance.max(1)));
+        let crossing = match send.partners {
+            Partners::Shift(d) => m.min(f64::from(d.max(1))),
+            // A packed group is a run of consecutive nodes, which the tree's edges mostly stay
+            // inside; other placements scatter the job's rank order over the groups.
+            Partners::Tree if self.placement == Placement::Packed => {
+                DoubleTree::nodes_leaving(k, m as u32).min(m)
+            }
+            Partners::Tree => m,
+        };
         let bytes = crossing * send.bytes;
         let free = (1.0 - self.bg_load).max(0.05);
         // The job's fair share of the group's uplinks: its nodes' share of the group (other
@@ -250,13 +262,24 @@ impl Topology {
     }
 }
 
+/// Whom each node's network sends in a round go to, which decides how many of them cross a
+/// group's uplinks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Partners {
+    /// The node this many places on in node rank order (1 for a ring).
+    Shift(u32),
+    /// Its parent and children in NCCL's double binary tree over the job's nodes
+    /// ([`DoubleTree`]).
+    Tree,
+}
+
 /// What a node sends in a round.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Send {
     /// Bytes per node.
     pub bytes: f64,
-    /// Partner distance in node rank order.
-    pub distance: u32,
+    /// Whom each node sends to.
+    pub partners: Partners,
     /// NICs per node.
     pub nics: f64,
     /// Bytes/s per NIC (and per uplink port of the same speed).
@@ -290,7 +313,7 @@ mod tests {
         // A tree's deep levels: partners half the job away, 8 flows a node, 128 nodes.
         let send = Send {
             bytes: 1e9,
-            distance: 64,
+            partners: Partners::Shift(64),
             nics: 8.0,
             nic_bw: 50e9,
         };
@@ -300,7 +323,7 @@ mod tests {
         // Two flows a node over 64 leaf groups: somewhere both share one uplink.
         let two = Send {
             nics: 2.0,
-            distance: 1,
+            partners: Partners::Shift(1),
             ..send
         };
         let spread = ecmp(Placement::Spread).uplinks(64, two).0.time;
@@ -313,7 +336,7 @@ mod tests {
         let t = Topology::default();
         let send = Send {
             bytes: 1e9,
-            distance: 1,
+            partners: Partners::Shift(1),
             nics: 8.0,
             nic_bw: 50e9,
         };

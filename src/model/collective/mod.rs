@@ -26,14 +26,14 @@ mod tree;
 pub use protocol::{Link, Protocol, RateTable};
 pub use rounds::{
     each_group, prev_pow2, ring_network_hops, ring_round_crosses, round_groups, round_time,
-    tree_depth, tree_tick, uplinks, RoundGroup, RoundTime,
+    tree_tick, uplinks, RoundGroup, RoundTime,
 };
 pub use tree::DoubleTree;
 
 use super::hardware::{
     Fabric, FabricKind, Gpu, Library, NetKind, Network, GPUS_PER_SOCKET, SHM_EFF, SOCKET_LINK_GBS,
 };
-use super::topology::{TierLoad, Topology};
+use super::topology::{Partners, TierLoad, Topology};
 use super::ModelError;
 use rounds::{tree_tick_latency_us, Rates, RoundBase};
 
@@ -453,9 +453,9 @@ fn costs(
     let mut groups = Charges::new();
     // A ring's (or the hierarchical algorithm's) network rounds all send the same bytes the same
     // distance: their uplink loads are worked out once.
-    let mut last_send: Option<((f64, u32), (TierLoad, TierLoad))> = None;
+    let mut last_send: Option<((f64, Partners), (TierLoad, TierLoad))> = None;
     each_group(c, op, algo, bytes, 1, &mut |g| {
-        let send = (g.node_bytes, g.node_distance);
+        let send = (g.node_bytes, g.partners);
         let loads = match last_send {
             Some((s, loads)) if s == send => loads,
             _ => {

@@ -3,7 +3,7 @@
 use super::tree::DoubleTree;
 use super::{Algo, Cluster, Link, Op, Protocol, RateTable};
 use crate::model::hardware::FabricKind;
-use crate::model::topology::{Send, TierLoad};
+use crate::model::topology::{Partners, Send, TierLoad};
 use crate::model::ModelError;
 
 /// Rounds that cost the same, counted once.
@@ -26,9 +26,8 @@ pub struct RoundGroup {
     /// passes from one node to the next (NCCL `tuning.cc` charges `nInterSteps` network hops,
     /// the rest intra-node ones).
     pub intra_latency: bool,
-    /// How far, in node rank order, a node's partner is (1 for a ring): decides how much of the
-    /// node traffic crosses leaf and pod uplinks.
-    pub node_distance: u32,
+    /// Whom a node's network sends go to: decides how much of them crosses leaf and pod uplinks.
+    pub partners: Partners,
 }
 
 impl RoundGroup {
@@ -42,7 +41,7 @@ impl RoundGroup {
             single_peer: false,
             switch: false,
             intra_latency: false,
-            node_distance: 1,
+            partners: Partners::Shift(1),
         }
     }
 }
@@ -128,7 +127,7 @@ impl Rates {
                 self.nodes,
                 Send {
                     bytes: g.node_bytes,
-                    distance: g.node_distance,
+                    partners: g.partners,
                     nics: f64::from(c.nics.max(1)),
                     nic_bw: self.nic_bw,
                 },
@@ -420,9 +419,7 @@ pub fn each_group(
             group.reduce_bytes = f64::from(recv) * slice;
             if crossing {
                 group.node_bytes = f64::from(net) * slice;
-                // A binary tree over the nodes links node m to 2m+1 and 2m+2: the deep levels,
-                // which carry most edges, span about half the nodes.
-                group.node_distance = (k / 2).max(1);
+                group.partners = Partners::Tree;
             }
             emit(group);
         }
@@ -442,7 +439,7 @@ pub fn each_group(
                         single_peer: false,
                         switch: false,
                         intra_latency: false,
-                        node_distance: 1,
+                        partners: Partners::Shift(1),
                     });
                 }
             }
@@ -601,7 +598,7 @@ fn rhd_groups(
                     single_peer: true,
                     switch: false,
                     intra_latency: false,
-                    node_distance: (dist / g.max(1)).max(1),
+                    partners: Partners::Shift((dist / g.max(1)).max(1)),
                 });
             }
         }
@@ -650,9 +647,4 @@ pub fn prev_pow2(n: u32) -> u32 {
     } else {
         1 << (31 - n.leading_zeros())
     }
-}
-
-/// Depth (edges from root to deepest leaf) of a heap-ordered binary tree of n nodes.
-pub fn tree_depth(n: u32) -> u32 {
-    31 - n.max(1).leading_zeros()
 }

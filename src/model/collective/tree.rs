@@ -1,18 +1,43 @@
 //! NCCL's double binary tree: who talks to whom, and the busiest GPU's and node's load.
 
-use super::tree_depth;
-
-/// NCCL's double binary tree (Sanders et al. 2009, as NCCL ≥ 2.4 builds it): a binary tree over
-/// *nodes*, and inside each node a chain through its GPUs. Tree A: node heads are local rank 0,
-/// nodes in heap order (children 2m+1, 2m+2), the chain runs 0 → 1 → … → g−1. Tree B is tree A
-/// over reversed ranks (head local rank g−1, mirrored node order), so a node internal in one tree
-/// is a leaf in the other and both halves of the data keep every link busy. Ranks are node-major.
+/// NCCL's double binary tree (Sanders et al. 2009, as NCCL 2.29.7 builds it: `src/graph/trees.cc`
+/// at b91894bd, `ncclGetBtree` and `ncclGetDtree`): a binary tree over *nodes*, and inside each
+/// node a chain through its GPUs. Tree A's node tree is in order by the lowest set bit (node 0
+/// the root with one child; node m's parent flips its lowest bit up, so half the nodes talk to a
+/// neighbour, a quarter two places away, and so on), its heads local rank 0, its chains
+/// 0 → 1 → … → g−1. Tree B mirrors the node tree (shifts it by one node when there is an odd
+/// number) and runs its chains the other way from head g−1, so a node internal in one tree is a
+/// leaf in the other and both halves of the data keep every link busy. Ranks are node-major.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DoubleTree {
     /// Ranks.
     pub n: u32,
     /// GPUs per node.
     pub g: u32,
+}
+
+/// `ncclGetBtree`: node `m`'s parent and children in the in-order binary tree over `k` nodes,
+/// line by line (its second child's search included).
+fn btree(k: u32, m: u32) -> (Option<u32>, [Option<u32>; 2]) {
+    let mut bit = 1u32;
+    while bit < k && bit & m == 0 {
+        bit <<= 1;
+    }
+    if m == 0 {
+        return (None, [None, (k > 1).then_some(bit >> 1)]);
+    }
+    let mut up = (m ^ bit) | (bit << 1);
+    if up >= k {
+        up = m ^ bit;
+    }
+    let mut low = bit >> 1;
+    let down0 = (low != 0).then(|| m - low);
+    let mut down1 = (low != 0).then(|| m + low);
+    while down1.is_some_and(|d| d >= k) {
+        down1 = (low != 0).then(|| m + low);
+        low >>= 1;
+    }
+    (Some(up), [down0, down1])
 }
 
 impl DoubleTree {
@@ -29,55 +54,111 @@ impl DoubleTree {
         self.n / self.g
     }
 
-    /// Rank `r` as seen in tree A (tree B uses the reversed rank).
-    fn in_tree(&self, tree_b: bool, r: u32) -> u32 {
-        if tree_b {
-            self.n - 1 - r
-        } else {
-            r
+    /// Node `m`'s parent and children in the node tree of tree A or B (`ncclGetDtree`).
+    fn node_tree(&self, tree_b: bool, m: u32) -> (Option<u32>, [Option<u32>; 2]) {
+        let k = self.nodes();
+        if !tree_b {
+            return btree(k, m);
         }
+        let shift = k % 2 == 1;
+        let to = |x: u32| if shift { (x + 1) % k } else { k - 1 - x };
+        let (up, down) = btree(k, if shift { (m + k - 1) % k } else { k - 1 - m });
+        (up.map(to), down.map(|d| d.map(to)))
+    }
+
+    /// Rank `r`'s node and place along its node's chain in a tree (0: the head).
+    fn place(&self, tree_b: bool, r: u32) -> (u32, u32) {
+        let (m, j) = (r / self.g, r % self.g);
+        (m, if tree_b { self.g - 1 - j } else { j })
+    }
+
+    /// The rank at a node's chain place in a tree.
+    fn rank(&self, tree_b: bool, m: u32, place: u32) -> u32 {
+        m * self.g + if tree_b { self.g - 1 - place } else { place }
     }
 
     /// Parent of rank `r` in a tree.
     pub fn parent(&self, tree_b: bool, r: u32) -> Option<u32> {
-        let q = self.in_tree(tree_b, r);
-        let (m, j) = (q / self.g, q % self.g);
-        let p = if j > 0 {
-            Some(q - 1)
-        } else if m > 0 {
-            Some((m - 1) / 2 * self.g)
-        } else {
-            None
-        };
-        p.map(|p| self.in_tree(tree_b, p))
+        let (m, i) = self.place(tree_b, r);
+        if i > 0 {
+            return Some(self.rank(tree_b, m, i - 1));
+        }
+        self.node_tree(tree_b, m).0.map(|p| self.rank(tree_b, p, 0))
     }
 
     /// Children of rank `r` in a tree: the next GPU of its chain, and for a node head the heads
     /// of its child nodes.
     pub fn children(&self, tree_b: bool, r: u32) -> impl Iterator<Item = u32> + '_ {
-        let q = self.in_tree(tree_b, r);
-        let (m, j) = (q / self.g, q % self.g);
-        let k = self.nodes();
-        let chain = (j + 1 < self.g).then_some(q + 1);
-        let heads = [2 * m + 1, 2 * m + 2]
-            .into_iter()
-            .filter(move |c| j == 0 && *c < k)
-            .map(move |c| c * self.g);
-        chain
-            .into_iter()
-            .chain(heads)
-            .map(move |c| self.in_tree(tree_b, c))
+        let (m, i) = self.place(tree_b, r);
+        let chain = (i + 1 < self.g).then(|| self.rank(tree_b, m, i + 1));
+        let heads = if i == 0 {
+            self.node_tree(tree_b, m).1
+        } else {
+            [None, None]
+        };
+        chain.into_iter().chain(
+            heads
+                .into_iter()
+                .flatten()
+                .map(move |c| self.rank(tree_b, c, 0)),
+        )
     }
 
-    /// Edges from the root to the deepest GPU: the node tree's depth plus one chain.
+    /// Edges from the root to the deepest GPU: the node tree's depth, ⌈log2 k⌉ (the in-order
+    /// tree of 5 nodes is 0 → 4 → 2 → 1), plus one chain.
     pub fn height(&self) -> u32 {
-        (self.g - 1) + tree_depth(self.nodes())
+        (self.g - 1) + (32 - (self.nodes() - 1).leading_zeros())
     }
 
     /// Pipeline ticks with `p` slices per half: a slice climbs the height, then descends it;
     /// slices follow one tick apart.
     pub fn ticks(&self, p: u32) -> u64 {
         u64::from(2 * self.height()) + u64::from(p.max(1)) - 1
+    }
+
+    /// How many nodes' worth of a tree tick's network sends (the busiest node's, the middle of
+    /// [`DoubleTree::load`]) leave the busiest run of `m` consecutive nodes of `k`: what a leaf
+    /// (or pod) group's uplinks carry when the job is packed. Few do — an aligned run of 2^j nodes
+    /// loses at most 6 edge-ends (10 with the odd-count shift) however many nodes there are,
+    /// where a heap-ordered tree's deep levels would take every node's sends out of it. Counted
+    /// edge by edge over both node trees; a sweep asks about few pairs, so they are remembered.
+    pub fn nodes_leaving(k: u32, m: u32) -> f64 {
+        let t = DoubleTree::new(k, 1);
+        let net = t.load().1;
+        let m = m.max(1);
+        if m >= k || net == 0 {
+            return 0.0;
+        }
+        const SLOTS: usize = 64;
+        type Slot = std::cell::Cell<(u32, u32, f64)>;
+        thread_local! {
+            static SEEN: [Slot; SLOTS] = const { [const { Slot::new((0, 0, 0.0)) }; SLOTS] };
+        }
+        let slot = (k.wrapping_mul(0x9E37_79B9) ^ m.wrapping_mul(0x85EB_CA6B)) as usize % SLOTS;
+        if let Some(v) = SEEN.with(|seen| {
+            let (a, b, v) = seen[slot].get();
+            (a == k && b == m).then_some(v)
+        }) {
+            return v;
+        }
+        let (mut busiest, mut run) = (0u32, 0u32);
+        for r in 0..k {
+            if r % m == 0 {
+                busiest = busiest.max(run);
+                run = 0;
+            }
+            for tree_b in [false, true] {
+                let (up, down) = t.node_tree(tree_b, r);
+                run += std::iter::once(up)
+                    .chain(down)
+                    .flatten()
+                    .filter(|o| o / m != r / m)
+                    .count() as u32;
+            }
+        }
+        let v = f64::from(busiest.max(run)) / f64::from(net);
+        SEEN.with(|seen| seen[slot].set((k, m, v)));
+        v
     }
 
     /// Busiest loads of a steady pipeline tick, in slices, over both trees: (sends of one GPU
@@ -89,8 +170,6 @@ impl DoubleTree {
             return (0, 0, 0);
         }
         let (g, k) = (self.g, self.nodes());
-        // Child nodes of the root node (node m has 2m+1 and 2m+2 below k); no node has more.
-        let root_children = (k - 1).min(2);
         // A chain GPU talks to its two chain neighbours in each tree.
         let intra = match g {
             1 => 0,
@@ -98,22 +177,28 @@ impl DoubleTree {
             _ => 4,
         };
         // A node's two heads (one per tree) each reach a parent node and up to two children. A
-        // node with two child nodes in one tree is a leaf in the other (the first ⌊(k−1)/2⌋
-        // nodes, mirrored in tree B), so the busiest, node 1 from five nodes on, has a parent in
-        // both trees and two children in one: 4.
+        // node with children in one tree is a leaf in the other, so the busiest, from four
+        // nodes on, has a parent in both trees and two children in one: 4.
         let net = match k {
             1 => 0,
             2 => 2,
-            3 | 4 => 3,
+            3 => 3,
             _ => 4,
         };
-        // A head adds its chain neighbour's and its child nodes' contributions (the root's are
-        // the most); a chain GPU its neighbour's in each tree; with one GPU per node, children
-        // in both trees, which is at most two as above.
+        // Most child nodes of a head in one tree: the root has one, and no node has two below
+        // four nodes (three nodes: 0 → 2 → 1).
+        let kids = match k {
+            1 => 0,
+            2 | 3 => 1,
+            _ => 2,
+        };
+        // A head adds its chain neighbour's and its child nodes' contributions; a chain GPU its
+        // neighbour's in each tree; with one GPU per node, a node's children in both trees, at
+        // most two.
         let recv = if g == 1 {
-            root_children
+            (k - 1).min(2)
         } else {
-            (1 + root_children).max(if g >= 3 { 2 } else { 0 })
+            (1 + kids).max(if g >= 3 { 2 } else { 0 })
         };
         (intra, net, recv)
     }
@@ -159,6 +244,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// NCCL's own trees (`ncclGetBtree`'s illustration in trees.cc, 14 ranks; and 16): node 1's
+    /// parent is 2, 2's is 4, 13's is 12 (its would-be parent 14 is out of bounds), and the
+    /// root 0 has one child, 8.
+    #[test]
+    fn the_node_tree_is_nccls() {
+        let t = DoubleTree::new(14, 1);
+        assert_eq!(t.parent(false, 1), Some(2));
+        assert_eq!(t.parent(false, 2), Some(4));
+        assert_eq!(t.parent(false, 13), Some(12));
+        assert_eq!(t.children(false, 0).collect::<Vec<_>>(), vec![8]);
+        assert_eq!(t.children(false, 12).collect::<Vec<_>>(), vec![10, 13]);
+        // Tree B mirrors it: 14 − 1 − 1 = 12's parent is 14 − 1 − 2 = 11.
+        assert_eq!(t.parent(true, 12), Some(11));
+        let t = DoubleTree::new(16, 1);
+        assert_eq!(t.parent(false, 1), Some(2));
+        assert_eq!(t.parent(false, 2), Some(4));
+        assert_eq!(t.height(), 4);
+        assert_eq!(DoubleTree::new(5, 1).height(), 3);
+    }
+
+    /// A packed leaf group's uplinks carry a few nodes' worth of a tree's sends, not all of its
+    /// nodes' (a heap-ordered tree's deep levels span half the job: 32 of 32).
+    #[test]
+    fn few_tree_sends_leave_a_packed_group() {
+        for k in [64, 256, 512, 1024] {
+            let v = DoubleTree::nodes_leaving(k, 32);
+            assert!(v <= 1.5 + 1e-9, "k={k}: {v}");
+        }
+        // One node a group: all of its sends leave.
+        assert_eq!(DoubleTree::nodes_leaving(64, 1), 1.0);
+        // The whole job in one group: none.
+        assert_eq!(DoubleTree::nodes_leaving(64, 64), 0.0);
+        // Odd counts shift tree B by one node: a little more leaves an aligned run.
+        assert!(DoubleTree::nodes_leaving(65, 32) <= 2.5 + 1e-9);
     }
 
     #[test]
