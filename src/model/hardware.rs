@@ -474,8 +474,9 @@ impl Fabric {
 /// NCCL's achievable NVLink rate per link: `SM70_NVLINK_BW 20.0`, `SM80 20.0`, `SM90 20.6`,
 /// `SM100 40.1` GB/s (`NVIDIA/nccl` `src/graph/topo.h`), against a line rate of 25 GB/s per link
 /// and direction for NVLink 2/3/4 and 50 GB/s for NVLink 5 (NVIDIA NVLink product page).
-/// A100 is further capped at 235 GB/s per GPU by NCCL's tuner (`tuning.cc`, `compCap80`), which
-/// matches the 229–235 GB/s busbw nccl-tests measure on DGX A100.
+/// A100 is further capped at 235 GB/s per GPU, the `compCap80` cap of NCCL 2.12's tuner
+/// (`tuning.cc` at v2.12.12; later releases dropped it), which matches the 229–235 GB/s busbw
+/// nccl-tests measure on DGX A100.
 const NVLINK2_EFF: f64 = 20.0 / 25.0;
 const NVLINK3_EFF: f64 = 235.0 / 300.0;
 const NVLINK4_EFF: f64 = 20.6 / 25.0;

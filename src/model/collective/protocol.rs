@@ -109,8 +109,10 @@ impl Protocol {
         }
     }
 
-    /// NCCL's per-step network post overhead on a multi-node ring, µs: 1 µs on x86 hosts, three
-    /// times that for Simple (NCCL 2.29.7 `tuning.cc` `getNetOverhead`, lines 212–219, 391–393).
+    /// NCCL's per-step network post overhead on a multi-node ring, µs: 1 µs on Intel x86 hosts,
+    /// three times that for Simple (NCCL 2.29.7 `tuning.cc` `getNetOverhead`, about lines 213–220
+    /// and 374–376). AMD hosts are charged 2 µs there; the model has no host vendor and takes
+    /// Intel's.
     /// A ring step inside a node of a multi-node ring costs at least this.
     pub fn net_overhead_us(self) -> f64 {
         if self == Protocol::Simple {
