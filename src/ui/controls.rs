@@ -329,68 +329,121 @@ fn KeyCheck(label: &'static str, key: &'static str, testid: &'static str) -> imp
     }
 }
 
-/// The keys [`FabricChoices`] shows.
-pub const FABRIC_KEYS: [&str; 4] = ["placement", "oversub", "nic_attach", "routing"];
+/// One key's control in a group of them ([`FABRIC`], [`RUN`]): the group's table is the one
+/// place that says which keys it shows, for its component and for the embed's "also set" note.
+pub struct KeyRow {
+    /// Scenario key it writes.
+    pub key: &'static str,
+    /// Visible label.
+    label: &'static str,
+    /// `data-testid`.
+    testid: &'static str,
+    /// The control.
+    kind: RowKind,
+}
 
-/// Where the job's nodes sit, how NICs attach, oversubscription and routing: the fabric keys
-/// the compact (embedded) controls show too.
-#[component]
-fn FabricChoices() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    view! {
-        <div class="field">
-            <Choice label="Where the scheduler puts the job" key="placement" testid="placement"
-                options=Signal::derive(|| with_auto("", &[
-                    ("packed", "packed"),
-                    ("spread", "spread: 1 per leaf group"),
-                    ("random", "random: leftovers"),
-                ]))
-                value=key_value(lab, "placement") />
-        </div>
-        <div class="field">
-            <KeyField label="Leaf → spine oversubscription, x:1" key="oversub" testid="oversub" />
-        </div>
-        <div class="field">
-            <Choice label="NICs attach to" key="nic_attach" testid="nic-attach"
-                options=Signal::derive(|| with_auto("", &[
-                    ("rail", "rail-optimised"),
-                    ("tor", "top-of-rack"),
-                ]))
-                value=key_value(lab, "nic_attach") />
-        </div>
-        <div class="field">
-            <Choice label="Routing" key="routing" testid="routing"
-                options=auto_options(lab, |s| match s.topo.routing {
-                    Routing::Ecmp => "ECMP",
-                    Routing::Adaptive => "adaptive",
-                }, &[
-                    ("ecmp", "ECMP hashing"),
-                    ("adaptive", "adaptive"),
-                ])
-                value=key_value(lab, "routing") />
-        </div>
+/// How a [`KeyRow`] is shown.
+enum RowKind {
+    /// A [`KeyField`], with what the model resolves when the key is unset.
+    Field(Option<fn(&Setup) -> String>),
+    /// A [`Choice`] of (value, text) options, with an "auto" entry naming what the model
+    /// resolves when there is one.
+    Choice(
+        &'static [(&'static str, &'static str)],
+        Option<fn(&Setup) -> &'static str>,
+    ),
+}
+
+/// A [`KeyField`] row whose placeholder is the key table's default.
+const fn field(key: &'static str, label: &'static str, testid: &'static str) -> KeyRow {
+    KeyRow {
+        key,
+        label,
+        testid,
+        kind: RowKind::Field(None),
     }
 }
 
-/// The keys [`RunFields`] shows.
-pub const RUN_KEYS: [&str; 5] = ["tokens", "price", "jitter", "slow_gpus", "failure_rate"];
+/// Where the job's nodes sit, how NICs attach, oversubscription and routing: the fabric keys
+/// the compact (embedded) controls show too.
+pub const FABRIC: [KeyRow; 4] = [
+    KeyRow {
+        key: "placement",
+        label: "Where the scheduler puts the job",
+        testid: "placement",
+        kind: RowKind::Choice(
+            &[
+                ("packed", "packed"),
+                ("spread", "spread: 1 per leaf group"),
+                ("random", "random: leftovers"),
+            ],
+            None,
+        ),
+    },
+    field("oversub", "Leaf → spine oversubscription, x:1", "oversub"),
+    KeyRow {
+        key: "nic_attach",
+        label: "NICs attach to",
+        testid: "nic-attach",
+        kind: RowKind::Choice(&[("rail", "rail-optimised"), ("tor", "top-of-rack")], None),
+    },
+    KeyRow {
+        key: "routing",
+        label: "Routing",
+        testid: "routing",
+        kind: RowKind::Choice(
+            &[("ecmp", "ECMP hashing"), ("adaptive", "adaptive")],
+            Some(|s| match s.topo.routing {
+                Routing::Ecmp => "ECMP",
+                Routing::Adaptive => "adaptive",
+            }),
+        ),
+    },
+];
 
 /// The run's headline keys: data budget, price, stragglers, failures.
+pub const RUN: [KeyRow; 5] = [
+    KeyRow {
+        key: "tokens",
+        label: "Data budget",
+        testid: "tokens",
+        kind: RowKind::Field(Some(|s| match s.workload.sample_tokens() {
+            Some(t) => compact_count((goodput::budget_samples(s) * t).round()),
+            None => "no tokens: set samples".to_string(),
+        })),
+    },
+    field("price", "Price, an example", "price"),
+    field("jitter", "Step-time jitter per GPU", "jitter"),
+    field("slow_gpus", "Slow GPUs", "slow-gpus"),
+    field("failure_rate", "Failures", "failure-rate"),
+];
+
+/// A group's rows, each in its own field.
 #[component]
-fn RunFields() -> impl IntoView {
-    view! {
-        <div class="field">
-            <KeyField label="Data budget" key="tokens" testid="tokens"
-                auto=|s| match s.workload.sample_tokens() {
-                    Some(t) => compact_count((goodput::budget_samples(s) * t).round()),
-                    None => "no tokens: set samples".to_string(),
-                } />
-        </div>
-        <div class="field"><KeyField label="Price, an example" key="price" testid="price" /></div>
-        <div class="field"><KeyField label="Step-time jitter per GPU" key="jitter" testid="jitter" /></div>
-        <div class="field"><KeyField label="Slow GPUs" key="slow_gpus" testid="slow-gpus" /></div>
-        <div class="field"><KeyField label="Failures" key="failure_rate" testid="failure-rate" /></div>
-    }
+fn KeyRows(rows: &'static [KeyRow]) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    rows.iter()
+        .map(|r| {
+            let control = match r.kind {
+                // `auto` is an optional prop that takes the function itself, not an Option.
+                RowKind::Field(Some(auto)) => {
+                    view! { <KeyField label=r.label key=r.key testid=r.testid auto=auto /> }.into_any()
+                }
+                RowKind::Field(None) => view! { <KeyField label=r.label key=r.key testid=r.testid /> }.into_any(),
+                RowKind::Choice(items, resolved) => {
+                    let options = match resolved {
+                        Some(f) => auto_options(lab, f, items),
+                        None => Signal::derive(move || with_auto("", items)),
+                    };
+                    view! {
+                        <Choice label=r.label key=r.key testid=r.testid options=options value=key_value(lab, r.key) />
+                    }
+                    .into_any()
+                }
+            };
+            view! { <div class="field">{control}</div> }
+        })
+        .collect_view()
 }
 
 fn opts<T>(items: &[T], f: impl Fn(&T) -> (String, String)) -> Vec<(String, String)> {
@@ -721,7 +774,7 @@ pub fn Controls() -> impl IntoView {
         </fieldset>
         <fieldset>
             <legend>"Network fabric"</legend>
-            <FabricChoices />
+            <KeyRows rows=&FABRIC />
             <KeyField label="Leaf group size" key="leaf_nodes" testid="leaf-nodes"
                 auto=|s| s.topo.leaf_nodes.to_string() />
             <KeyField label="Other jobs' load on the uplinks" key="bg_load" testid="bg-load" />
@@ -732,7 +785,7 @@ pub fn Controls() -> impl IntoView {
         </fieldset>
         <fieldset>
             <legend>"Training run"</legend>
-            <RunFields />
+            <KeyRows rows=&RUN />
             <p class="hint terms">"What these mean: " <Term id="straggler">"stragglers"</Term> ", "
                 <Term id="mttf">"MTTF"</Term> ", " <Term id="goodput">"goodput"</Term></p>
             <details class="advanced">
@@ -757,7 +810,7 @@ pub fn Controls() -> impl IntoView {
 pub fn CompactFabric() -> impl IntoView {
     view! {
         <div class="compact-controls">
-            <FabricChoices />
+            <KeyRows rows=&FABRIC />
         </div>
     }
 }
@@ -767,7 +820,7 @@ pub fn CompactFabric() -> impl IntoView {
 pub fn CompactRun() -> impl IntoView {
     view! {
         <div class="compact-controls">
-            <RunFields />
+            <KeyRows rows=&RUN />
         </div>
     }
 }
@@ -778,7 +831,7 @@ pub fn CompactControls(
     /// Keys the widget's other controls show (its fabric or run fields): not listed again as
     /// "also set" above the controls that show them.
     #[prop(optional)]
-    also_shown: &'static [&'static str],
+    also_shown: &'static [KeyRow],
 ) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let sc = lab.scenario;
@@ -799,7 +852,7 @@ pub fn CompactControls(
             let also: Vec<&str> = Scenario::pairs(&query)
                 .filter(|p| {
                     p.split_once('=')
-                        .is_some_and(|(k, _)| !shown.contains(&k) && !also_shown.contains(&k))
+                        .is_some_and(|(k, _)| !shown.contains(&k) && !also_shown.iter().any(|r| r.key == k))
                 })
                 .collect();
             (!also.is_empty()).then(|| view! {

@@ -74,12 +74,12 @@ pub fn Embed(widget: String) -> impl IntoView {
         "lesson" => view! { <Lessons /> }.into_any(),
         "validation" => view! { <super::validation::ValidationPage /> }.into_any(),
         "topology" => view! {
-            <CompactControls also_shown=&super::controls::FABRIC_KEYS />
+            <CompactControls also_shown=&super::controls::FABRIC />
             <super::controls::CompactFabric />
             <super::topology::TopologyPanel />
         }.into_any(),
         "time-to-train" => view! {
-            <CompactControls also_shown=&super::controls::RUN_KEYS />
+            <CompactControls also_shown=&super::controls::RUN />
             <super::controls::CompactRun />
             <ChartPanel kind=Kind::TimeToTrain testid="chart-time-to-train" title="Time to train the data budget" />
         }.into_any(),
