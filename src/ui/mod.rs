@@ -184,12 +184,37 @@ pub fn App() -> impl IntoView {
     }
     view! {
         <HandoutView />
+        // Past the masthead, the explainer and the lessons, to the controls.
+        <a class="skip" href="#explorer" on:click=jump("explorer")>"Skip to the explorer"</a>
         <a class="skip" href="#results" on:click=jump("results")>"Skip to results"</a>
         <header class="masthead">
             <h1>"GPU Scaling Lab"</h1>
             <p class="tagline">
                 "Why doubling the GPUs rarely halves the training time: pick a cluster and a model, and see where the time goes — computed in your browser by a cost model checked against published measurements."
             </p>
+            // Beside the title, top right (below it on a phone): first in the tab order too,
+            // before the answer and the section links under it.
+            <div class="toolbar" role="toolbar" aria-label="Classroom tools">
+                <label class="toggle">
+                    <input type="checkbox" data-testid="projector"
+                        prop:checked=move || lab.projector.get()
+                        on:change=move |ev| lab.projector.set(event_target_checked(&ev)) />
+                    "Projector mode"
+                </label>
+                <label class="toggle">
+                    <input type="checkbox" data-testid="presenter"
+                        prop:checked=move || lab.presenter.get()
+                        on:change=move |ev| { lab.push_history(); lab.presenter.set(event_target_checked(&ev)) } />
+                    "Presenter layout"
+                </label>
+                <button type="button" data-testid="copy-link" on:click=move |_| copy_link(copied)>"Copy link to this view"</button>
+                <button type="button" data-testid="download-json"
+                    on:click=move |_| browser::download("gpu-scaling-lab.json", "application/json", &page::numbers_json(&lab))>
+                    "Numbers (JSON)"
+                </button>
+                <button type="button" data-testid="print" on:click=move |_| printing.print()>"Print"</button>
+                <span class="hint" aria-live="polite" data-testid="copy-status">{move || copied.get()}</span>
+            </div>
             // The static first screen's answer (index.html: the model's numbers for one common
             // cluster, checked by e2e/first-screen.test.mjs) stays on top of the live page.
             {match first_answer {
@@ -215,27 +240,6 @@ pub fn App() -> impl IntoView {
                     "How good is the model?"
                 </a>
             </nav>
-            <div class="toolbar" role="toolbar" aria-label="Classroom tools">
-                <label class="toggle">
-                    <input type="checkbox" data-testid="projector"
-                        prop:checked=move || lab.projector.get()
-                        on:change=move |ev| lab.projector.set(event_target_checked(&ev)) />
-                    "Projector mode"
-                </label>
-                <label class="toggle">
-                    <input type="checkbox" data-testid="presenter"
-                        prop:checked=move || lab.presenter.get()
-                        on:change=move |ev| { lab.push_history(); lab.presenter.set(event_target_checked(&ev)) } />
-                    "Presenter layout"
-                </label>
-                <button type="button" data-testid="copy-link" on:click=move |_| copy_link(copied)>"Copy link to this view"</button>
-                <button type="button" data-testid="download-json"
-                    on:click=move |_| browser::download("gpu-scaling-lab.json", "application/json", &page::numbers_json(&lab))>
-                    "Numbers (JSON)"
-                </button>
-                <button type="button" data-testid="print" on:click=move |_| printing.print()>"Print"</button>
-                <span class="hint" aria-live="polite" data-testid="copy-status">{move || copied.get()}</span>
-            </div>
         </header>
         <page::ProblemBanner />
         <page::PrintScenario />
@@ -255,7 +259,7 @@ pub fn App() -> impl IntoView {
             })}
             <Explainer />
             <Lessons />
-            <main class="layout" data-testid="app">
+            <main class="layout" id="explorer" tabindex="-1" data-testid="app">
                 <section class="controls" aria-label="Controls">
                     <Controls />
                     <results::MiniResults />
