@@ -1,7 +1,7 @@
 // The all-reduce animation: play, pause, step; rounds advance and pixels change; reduced motion
 // means no autoplay; large clusters play in aggregate; the step timeline draws; full screen of
 // the whole panel; pause after each round and the speed in the link; several servers with the
-// network between them.
+// network between them; the timeline's bars as a data table.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -250,6 +250,50 @@ test('a pipeline draws its 1F1B schedule pass by pass, and says how to read it',
   await page.locator('.timeline').screenshot({ path: path.join(shots, 'timeline-1f1b.png') });
   await page.evaluate(() => { location.hash = 'gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b'; });
   await page.waitForFunction(() => document.querySelector('[data-testid=timeline-passes]').hidden);
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
+test('the step timeline lists what it draws in a data table, opened from the keyboard', async () => {
+  // 256 GPUs as tp=8 × pp=4 leave 8 data-parallel replicas: 64 sequences are 8 micro-batches,
+  // each a forward and a backward on each of the 4 stages.
+  const base = 'gpus=256&gpu=h100&inter=ib-ndr&model=llama3-70b&tp=8&pp=4&micro=1&batch=64';
+  const { page, context, problems } = await openPage(env, base);
+  const canvas = page.locator('[data-testid=timeline-canvas]');
+  await canvas.scrollIntoViewIfNeeded();
+  const rows = page.locator('[data-testid=timeline-table] tbody tr');
+  assert.equal(await rows.count(), 0, 'closed, it makes no rows');
+  await page.locator('[data-testid=timeline-table-details] summary').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=timeline-table] tbody tr').length > 0);
+  const table = () => page.evaluate(() => {
+    const t = document.querySelector('[data-testid=timeline-table]');
+    return {
+      head: [...t.querySelectorAll('thead th')].map((th) => th.textContent),
+      rows: [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)),
+      drawn: Number(document.querySelector('[data-testid=timeline-canvas]').dataset.bars),
+    };
+  });
+  let t = await table();
+  assert.deepEqual(t.head, ['stage', 'bar', 'micro batch', 'start ms', 'end ms']);
+  assert.equal(t.rows.length, t.drawn, 'a line for every bar drawn');
+  const passes = t.rows.filter((r) => r[2] !== '');
+  assert.equal(passes.length, 64, '8 micro-batches × forward and backward × 4 stages');
+  assert.deepEqual(passes.filter((r) => r[0].startsWith('stage 1')).slice(0, 4).map((r) => r[1] + ' ' + r[2]),
+    ['forward 1', 'forward 2', 'forward 3', 'forward 4'], 'stage 1 runs forwards 1-4 before its first backward (1F1B: p - 1 warm-up forwards, then one)');
+  // The last bar ends where the step does: the result card's step time.
+  const end = Math.max(...t.rows.map((r) => Number(r[4])));
+  const said = end >= 1000 ? `${(end / 1000).toFixed(2)} s` : `${end.toFixed(1)} ms`;
+  assert.equal(said, await page.locator('[data-testid=step-time]').textContent());
+  await page.locator('[data-testid=timeline-table-details]').scrollIntoViewIfNeeded();
+  await page.locator('.animation').screenshot({ path: path.join(shots, 'timeline-table.png') });
+  assert.deepEqual(await axe(page), []);
+  // A new scenario redraws the table with the drawing.
+  await page.evaluate(() => { location.hash = 'gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b'; });
+  await page.waitForFunction(() => document.querySelector('[data-testid=timeline-table] thead th').textContent === 'gpu');
+  t = await table();
+  assert.equal(t.rows.length, t.drawn);
+  assert.equal(t.rows[0][0], 'GPU 1');
   assert.deepEqual(problems.console, []);
   await context.close();
 });

@@ -3,6 +3,7 @@
 
 use crate::model::scenario::Scenario;
 use crate::model::step::StepResult;
+use crate::render::figure::Table;
 
 /// What a bar is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +84,45 @@ pub struct Timeline {
     pub total: f64,
     /// The rows are pipeline stages.
     pub pipeline: bool,
+}
+
+impl Timeline {
+    /// The drawing as a table, one line per bar the canvas paints, each row's bars in the
+    /// order they start: the GPU or stage, what it does, the micro-batch of a pipeline pass
+    /// (and its model chunk, from 1, when stages hold several), start and end in milliseconds.
+    pub fn table(&self) -> Table {
+        let chunks = self.bars.iter().any(|b| b.op.is_some_and(|(_, c)| c > 0));
+        let mut header = vec![
+            if self.pipeline { "stage" } else { "gpu" },
+            "bar",
+            "micro_batch",
+        ];
+        if chunks {
+            header.push("model_chunk");
+        }
+        header.extend(["start_ms", "end_ms"]);
+        let mut bars: Vec<&Bar> = self.bars.iter().collect();
+        bars.sort_by(|a, b| a.row.cmp(&b.row).then(a.start.total_cmp(&b.start)));
+        let ms = |s: f64| format!("{:.4}", s * 1e3);
+        Table {
+            header: header.into_iter().map(String::from).collect(),
+            rows: bars
+                .into_iter()
+                .map(|b| {
+                    let mut row = vec![
+                        self.rows.get(b.row).cloned().unwrap_or_default(),
+                        b.kind.label().to_string(),
+                        b.op.map_or(String::new(), |(micro, _)| micro.to_string()),
+                    ];
+                    if chunks {
+                        row.push(b.op.map_or(String::new(), |(_, c)| (c + 1).to_string()));
+                    }
+                    row.extend([ms(b.start), ms(b.end)]);
+                    row
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Builds the timeline: one row per pipeline stage (data-parallel replicas behave alike), or
@@ -650,6 +690,59 @@ mod tests {
         assert_eq!(r.micro_batches % 4, 2);
         let tl = timeline(&sc, &r);
         assert!(tl.bars.iter().all(|b| b.op.is_none()));
+    }
+
+    /// The table is the drawing: a line for every painted bar, the passes numbered as on the
+    /// canvas, and the last bar ending at the drawn step's end.
+    #[test]
+    fn the_table_lists_every_drawn_bar() {
+        let q = "gpus=256&gpu=h100&inter=ib-ndr&model=llama3-70b&tp=8&pp=4&micro=1&batch=64";
+        let sc = Scenario::parse(q).unwrap();
+        let r = evaluate(&sc).unwrap();
+        let tl = timeline(&sc, &r);
+        let t = tl.table();
+        assert_eq!(
+            t.header,
+            ["stage", "bar", "micro_batch", "start_ms", "end_ms"]
+        );
+        assert_eq!(t.rows.len(), tl.bars.len());
+        // 64 sequences over 8 data-parallel replicas: 8 micro-batches, each a forward and a
+        // backward on each of the 4 stages.
+        let passes: Vec<_> = t.rows.iter().filter(|row| !row[2].is_empty()).collect();
+        assert_eq!(passes.len(), 2 * 8 * 4);
+        assert!(passes
+            .iter()
+            .all(|row| row[1] == "forward" || row[1] == "backward"));
+        // Stage 4's first pass is micro-batch 1's forward, after the warm-up bubble.
+        let stage4: Vec<_> = t
+            .rows
+            .iter()
+            .filter(|row| row[0].starts_with("stage 4") && row[1] != BarKind::Data.label())
+            .collect();
+        assert_eq!(stage4[0][1], BarKind::Bubble.label());
+        assert_eq!(
+            (stage4[1][1].as_str(), stage4[1][2].as_str()),
+            ("forward", "1")
+        );
+        let end: f64 = t
+            .rows
+            .iter()
+            .map(|row| row[4].parse::<f64>().unwrap())
+            .fold(0.0, f64::max);
+        assert!(
+            (end - tl.total * 1e3).abs() < 1e-3,
+            "{end} against {}",
+            tl.total * 1e3
+        );
+        // Interleaved stages name the model chunk; data parallelism alone names GPUs.
+        let sc = Scenario::parse(&format!("{q}&vpp=2")).unwrap();
+        let t = timeline(&sc, &evaluate(&sc).unwrap()).table();
+        assert_eq!(t.header[3], "model_chunk");
+        assert!(t.rows.iter().any(|row| row[3] == "2"));
+        let sc = Scenario::parse("gpus=64&gpu=h100&inter=ib-ndr&model=llama3-8b").unwrap();
+        let t = timeline(&sc, &evaluate(&sc).unwrap()).table();
+        assert_eq!(t.header[0], "gpu");
+        assert_eq!(t.rows[0][0], "GPU 1");
     }
 
     #[test]

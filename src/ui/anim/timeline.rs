@@ -1,15 +1,17 @@
 //! The step timeline (Gantt) panel: one row per GPU group, bars for compute, communication,
-//! data waits and bubbles.
+//! data waits and bubbles, and the same bars as a data table with CSV.
 
 use super::paint::{paint_timeline, timeline_colour};
 use crate::render::series::duration;
 use crate::render::timeline::{timeline, BarKind};
+use crate::ui::browser::download;
 use crate::ui::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
 use crate::ui::results::idle_share;
 use crate::ui::state::Lab;
 use leptos::prelude::*;
 
-/// The step timeline of the current scenario.
+/// The step timeline of the current scenario: the canvas, its legend, and the bars it draws as
+/// a table (`Timeline::table`, from the same schedule).
 #[component]
 pub fn TimelinePanel() -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -44,6 +46,9 @@ pub fn TimelinePanel() -> impl IntoView {
         });
     };
     use_deferred_paint(timeline_ref, track, paint);
+    // A pipeline's table runs to a thousand lines: its cells are made only while it is open.
+    let table_open = RwSignal::new(false);
+    let table = move || tl.with(|t| t.as_ref().map(|t| t.table()).unwrap_or_default());
 
     view! {
         <h2>"One training step, GPU by GPU"</h2>
@@ -51,6 +56,8 @@ pub fn TimelinePanel() -> impl IntoView {
         // four stages).
         <canvas node_ref=timeline_ref data-testid="timeline-canvas" class="timeline" role="img"
             style=move || format!("--rows: {}", tl.with(|t| t.as_ref().map_or(8, |t| t.rows.len())))
+            // How many bars it draws, for tests that hold the table against the drawing.
+            data-bars=move || tl.with(|t| t.as_ref().map(|t| t.bars.len()))
             // The figures the result cards show for the same step (summing the drawn bars gave
             // other numbers than the cards beside it), then how long the drawing's step is when
             // the slowest GPU stretches it.
@@ -90,5 +97,32 @@ pub fn TimelinePanel() -> impl IntoView {
                 }
             })}
         </p>
+        <details class="table" data-testid="timeline-table-details" on:toggle=move |_| table_open.update(|o| *o = !*o)>
+            <summary>"Data table"</summary>
+            // It scrolls (a pipeline's hundreds of lines): a keyboard reaches it to scroll it.
+            <div class="table-scroll" tabindex="0" role="region" aria-label="The timeline's bars">
+                <table class="timeline-table" data-testid="timeline-table">
+                    {move || {
+                        let t = table();
+                        let titles = t.titles();
+                        let rows = if table_open.get() { t.rows } else { Vec::new() };
+                        view! {
+                            <thead><tr>
+                                {titles.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}
+                            </tr></thead>
+                            <tbody>
+                                {rows.into_iter().map(|r| view! {
+                                    <tr>{r.into_iter().map(|v| view! { <td>{v}</td> }).collect_view()}</tr>
+                                }).collect_view()}
+                            </tbody>
+                        }
+                    }}
+                </table>
+            </div>
+            <button type="button"
+                on:click=move |_| download("timeline.csv", "text/csv", &untrack(table).csv())>
+                "Download CSV"
+            </button>
+        </details>
     }
 }
