@@ -1,6 +1,6 @@
 // Shared e2e harness: serves dist/ on loopback, drives Debian's Chromium with playwright-core,
-// records console errors and any request that leaves the page's origin. E2E_DIST names another
-// build directory than dist/ (e.g. `trunk build --release --dist dist-mine`).
+// records console errors and warnings and any request that leaves the page's origin. E2E_DIST
+// names another build directory than dist/ (e.g. `trunk build --release --dist dist-mine`).
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import net from 'node:net';
@@ -55,13 +55,19 @@ export async function start() {
   };
 }
 
-/** A page that records console errors, page errors and off-origin requests. */
+/**
+ * A page that records console errors and page errors (`problems.console`), console warnings
+ * (`problems.warnings`) and off-origin requests.
+ */
 export async function openPage(env, hash = '', options = {}) {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
   const page = await context.newPage();
-  const problems = { console: [], offOrigin: [] };
+  const problems = { console: [], warnings: [], offOrigin: [] };
   const origin = new URL(env.base).origin;
-  page.on('console', (m) => { if (m.type() === 'error') problems.console.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.console.push(m.text());
+    if (m.type() === 'warning') problems.warnings.push(m.text());
+  });
   page.on('pageerror', (e) => problems.console.push(String(e)));
   page.on('request', (r) => {
     const u = r.url();
