@@ -246,7 +246,9 @@ pub fn ChartPanel(
             </p>
             <details class="table" on:toggle=move |_| table_open.update(|o| *o = !*o)>
                 <summary>"Data table"</summary>
-                <div class="table-scroll">
+                // A scroll box a keyboard can reach and a screen reader can name (axe:
+                // scrollable-region-focusable).
+                <div class="table-scroll" tabindex="0" role="region" aria-label=format!("{title}: data table")>
                     <table data-testid=format!("{testid}-table")>
                         <thead><tr>
                             {move || titles.get().into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}
