@@ -129,16 +129,11 @@ impl DoubleTree {
         if m >= k || net == 0 {
             return 0.0;
         }
-        const SLOTS: usize = 64;
-        type Slot = std::cell::Cell<(u32, u32, f64)>;
         thread_local! {
-            static SEEN: [Slot; SLOTS] = const { [const { Slot::new((0, 0, 0.0)) }; SLOTS] };
+            static SEEN: std::cell::RefCell<std::collections::HashMap<(u32, u32), f64>> =
+                std::cell::RefCell::default();
         }
-        let slot = (k.wrapping_mul(0x9E37_79B9) ^ m.wrapping_mul(0x85EB_CA6B)) as usize % SLOTS;
-        if let Some(v) = SEEN.with(|seen| {
-            let (a, b, v) = seen[slot].get();
-            (a == k && b == m).then_some(v)
-        }) {
+        if let Some(v) = SEEN.with(|seen| seen.borrow().get(&(k, m)).copied()) {
             return v;
         }
         let (mut busiest, mut run) = (0u32, 0u32);
@@ -157,7 +152,14 @@ impl DoubleTree {
             }
         }
         let v = f64::from(busiest.max(run)) / f64::from(net);
-        SEEN.with(|seen| seen[slot].set((k, m, v)));
+        SEEN.with(|seen| {
+            let mut seen = seen.borrow_mut();
+            // Bounded: a long session's many fabrics start it afresh.
+            if seen.len() >= 4096 {
+                seen.clear();
+            }
+            seen.insert((k, m), v);
+        });
         v
     }
 
