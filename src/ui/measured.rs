@@ -4,10 +4,10 @@
 //! and drawn is decided in [`crate::render::measured`]; the pasted text never leaves the page
 //! and is not kept in the link (the calibration's few numbers are).
 
-use super::browser::download;
 use super::controls::{fabric_options, Choice};
 use super::plot::use_plot;
 use super::state::Lab;
+use super::table::DataTable;
 use crate::model::hardware::{GPUS, NETWORKS};
 use crate::model::keys::PER_NODE_STEPS;
 use crate::model::nccl_tests::{self, Run, SAMPLES};
@@ -225,7 +225,6 @@ fn Explanation(
             })
     };
     let calibrated = move || lab.scenario.with(|s| s.calib.is_set());
-    let table_open = RwSignal::new(false);
     view! {
         <div class="explain-result" hidden=move || !ok()>
             <figure class="chart explain-chart">
@@ -247,28 +246,9 @@ fn Explanation(
                     })}
                 </ul>
                 <p class="readout" data-testid="explain-fit">{move || with_ok(&|e| e.fit_text())}</p>
-                <details class="table" on:toggle=move |_| table_open.update(|o| *o = !*o)>
-                    <summary>"Data table"</summary>
-                    <div class="table-scroll">
-                        <table data-testid="chart-measured-table">
-                            {move || explained.with(|e| {
-                                let t = match e { Some(Ok(e)) => e.table(), _ => Default::default() };
-                                let titles = t.titles();
-                                let rows = if table_open.get() { t.rows } else { Vec::new() };
-                                view! {
-                                    <thead><tr>{titles.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}</tr></thead>
-                                    <tbody>{rows.into_iter().map(|r| view! {
-                                        <tr>{r.into_iter().map(|v| view! { <td>{v}</td> }).collect_view()}</tr>
-                                    }).collect_view()}</tbody>
-                                }
-                            })}
-                        </table>
-                    </div>
-                    <button type="button" on:click=move |_| {
-                        let csv = explained.with_untracked(|e| match e { Some(Ok(e)) => e.table().csv(), _ => String::new() });
-                        download("measured-vs-model.csv", "text/csv", &csv)
-                    }>"Download CSV"</button>
-                </details>
+                <DataTable
+                    table=Signal::derive(move || explained.with(|e| match e { Some(Ok(e)) => e.table(), _ => Default::default() }))
+                    name="The run beside the model".to_string() testid="chart-measured-table" file="measured-vs-model.csv" />
             </figure>
             <div class="explain-why">
                 <h3>"Why the gap"</h3>

@@ -17,6 +17,7 @@ pub mod plot;
 pub mod results;
 pub mod run;
 pub mod state;
+pub mod table;
 pub mod topology;
 pub mod validation;
 

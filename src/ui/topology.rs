@@ -2,11 +2,10 @@
 //! `render::topology` and painted here at device resolution. Its description is the canvas's
 //! accessible name; its tiers are a data table with CSV, like the charts'.
 
-use super::browser::{
-    device_pixel_ratio, download, download_png, now_ms, record_perf, size_backing_store,
-};
+use super::browser::{device_pixel_ratio, download_png, now_ms, record_perf, size_backing_store};
 use super::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
 use super::state::Lab;
+use super::table::DataTable;
 use crate::model::report::CollectiveReport;
 use crate::render::anim::Pos;
 use crate::render::topology::{layout, Align, Ink, Shape, TopologyView};
@@ -248,7 +247,6 @@ pub fn TopologyPanel() -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let size = use_element_size(canvas);
     let dark = use_prefers_dark();
-    let table_open = RwSignal::new(false);
     // The picture: recomputed when the scenario or the width changes, but equal pictures
     // (a price, a failure rate, a height change) do not repaint.
     let view = Memo::new(move |_| {
@@ -322,32 +320,8 @@ pub fn TopologyPanel() -> impl IntoView {
                 <li><span class="swatch bottleneck"></span>"bottleneck"</li>
             </ul>
             <p class="readout" data-testid="topology-readout">{description}</p>
-            <details class="table" on:toggle=move |_| table_open.update(|o| *o = !*o)>
-                <summary>"Data table"</summary>
-                <div class="table-scroll">
-                    <table data-testid="topology-table">
-                        {move || {
-                            let t = table();
-                            let titles = t.titles();
-                            let rows = if table_open.get() { t.rows } else { Vec::new() };
-                            view! {
-                                <thead><tr>
-                                    {titles.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}
-                                </tr></thead>
-                                <tbody>
-                                    {rows.into_iter().map(|r| view! {
-                                        <tr>{r.into_iter().map(|v| view! { <td>{v}</td> }).collect_view()}</tr>
-                                    }).collect_view()}
-                                </tbody>
-                            }
-                        }}
-                    </table>
-                </div>
-                <button type="button"
-                    on:click=move |_| download("topology.csv", "text/csv", &untrack(table).csv())>
-                    "Download CSV"
-                </button>
-            </details>
+            <DataTable table=Signal::derive(table) name="The network's links".to_string()
+                testid="topology-table" file="topology.csv" />
             <button type="button" class="png" data-testid="topology-canvas-png"
                 on:click=move |_| download_png(canvas.get_untracked(), "topology.png")>
                 "Save as PNG"

@@ -4,10 +4,10 @@
 use super::paint::{paint_timeline, timeline_colour};
 use crate::render::series::duration;
 use crate::render::timeline::{timeline, BarKind};
-use crate::ui::browser::download;
 use crate::ui::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
 use crate::ui::results::idle_share;
 use crate::ui::state::Lab;
+use crate::ui::table::DataTable;
 use leptos::prelude::*;
 
 /// The step timeline of the current scenario: the canvas, its legend, and the bars it draws as
@@ -47,7 +47,6 @@ pub fn TimelinePanel() -> impl IntoView {
     };
     use_deferred_paint(timeline_ref, track, paint);
     // A pipeline's table runs to a thousand lines: its cells are made only while it is open.
-    let table_open = RwSignal::new(false);
     let table = move || tl.with(|t| t.as_ref().map(|t| t.table()).unwrap_or_default());
 
     view! {
@@ -97,32 +96,7 @@ pub fn TimelinePanel() -> impl IntoView {
                 }
             })}
         </p>
-        <details class="table" data-testid="timeline-table-details" on:toggle=move |_| table_open.update(|o| *o = !*o)>
-            <summary>"Data table"</summary>
-            // It scrolls (a pipeline's hundreds of lines): a keyboard reaches it to scroll it.
-            <div class="table-scroll" tabindex="0" role="region" aria-label="The timeline's bars">
-                <table class="timeline-table" data-testid="timeline-table">
-                    {move || {
-                        let t = table();
-                        let titles = t.titles();
-                        let rows = if table_open.get() { t.rows } else { Vec::new() };
-                        view! {
-                            <thead><tr>
-                                {titles.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}
-                            </tr></thead>
-                            <tbody>
-                                {rows.into_iter().map(|r| view! {
-                                    <tr>{r.into_iter().map(|v| view! { <td>{v}</td> }).collect_view()}</tr>
-                                }).collect_view()}
-                            </tbody>
-                        }
-                    }}
-                </table>
-            </div>
-            <button type="button"
-                on:click=move |_| download("timeline.csv", "text/csv", &untrack(table).csv())>
-                "Download CSV"
-            </button>
-        </details>
+        <DataTable table=Signal::derive(table) name="The timeline's bars".to_string()
+            testid="timeline-table" file="timeline.csv" class="timeline-table" />
     }
 }
