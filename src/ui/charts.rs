@@ -2,12 +2,11 @@
 //! as the canvas's accessible name, and a data table with CSV export. What the texts and the
 //! table say is decided by `render::figure`; this file wires it to signals and the canvas.
 
-use super::browser::{
-    device_pixel_ratio, download, download_png, now_ms, record_perf, size_backing_store,
-};
+use super::browser::{device_pixel_ratio, download_png, now_ms, record_perf, size_backing_store};
 use super::canvas::Canvas;
 use super::hooks::{use_deferred_paint, use_element_size, use_prefers_dark};
 use super::state::Lab;
+use super::table::DataTable;
 use crate::render::charts::{draw_with_pin, PlotArea, Style, MAX_X};
 use crate::render::figure::{Figure, Table};
 use crate::render::series::{pin, ScalingData};
@@ -108,7 +107,6 @@ pub fn ChartPanel(
     let size = use_element_size(canvas);
     let dark = use_prefers_dark();
     let hover = RwSignal::new(None::<usize>);
-    let table_open = RwSignal::new(false);
 
     // Redraws when the data, the canvas's size, projector mode or the system theme change; an
     // off-screen chart once the controls rest or it scrolls into view.
@@ -187,7 +185,6 @@ pub fn ChartPanel(
             hover.set(Some(i));
         }
     };
-    let csv = move || untrack(|| table(kind, &lab).csv());
     // The table's rows are formatted only while it is open (hundreds of cells per change
     // otherwise); its header always, so it names the series even when closed, and it changes
     // only when the series do.
@@ -244,33 +241,8 @@ pub fn ChartPanel(
                     }
                 }}
             </p>
-            <details class="table" on:toggle=move |_| table_open.update(|o| *o = !*o)>
-                <summary>"Data table"</summary>
-                // A scroll box a keyboard can reach and a screen reader can name (axe:
-                // scrollable-region-focusable).
-                <div class="table-scroll" tabindex="0" role="region" aria-label=format!("{title}: data table")>
-                    <table data-testid=format!("{testid}-table")>
-                        <thead><tr>
-                            {move || titles.get().into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}
-                        </tr></thead>
-                        <tbody>
-                            {move || {
-                                let rows = if table_open.get() {
-                                    table(kind, &lab).rows
-                                } else {
-                                    Vec::new()
-                                };
-                                rows.into_iter().map(|r| view! {
-                                    <tr>{r.into_iter().map(|v| view! { <td>{v}</td> }).collect_view()}</tr>
-                                }).collect_view()
-                            }}
-                        </tbody>
-                    </table>
-                </div>
-                <button type="button" on:click=move |_| download(&format!("{testid}.csv"), "text/csv", &csv())>
-                    "Download CSV"
-                </button>
-            </details>
+            <DataTable table=Signal::derive(move || table(kind, &lab)) titles=titles.into()
+                name=format!("{title}: data table") testid=format!("{testid}-table") file=format!("{testid}.csv") />
             <button type="button" class="png" data-testid=format!("{testid}-png")
                 on:click=move |_| download_png(canvas.get_untracked(), &format!("{testid}.png"))>
                 "Save as PNG"

@@ -248,7 +248,8 @@ fn Explanation(
                 <p class="readout" data-testid="explain-fit">{move || with_ok(&|e| e.fit_text())}</p>
                 <DataTable
                     table=Signal::derive(move || explained.with(|e| match e { Some(Ok(e)) => e.table(), _ => Default::default() }))
-                    name="The run beside the model".to_string() testid="chart-measured-table" file="measured-vs-model.csv" />
+                    name="The run beside the model".to_string() testid="chart-measured-table".to_string()
+                    file="measured-vs-model.csv".to_string() />
             </figure>
             <div class="explain-why">
                 <h3>"Why the gap"</h3>

@@ -321,7 +321,7 @@ pub fn TopologyPanel() -> impl IntoView {
             </ul>
             <p class="readout" data-testid="topology-readout">{description}</p>
             <DataTable table=Signal::derive(table) name="The network's links".to_string()
-                testid="topology-table" file="topology.csv" />
+                testid="topology-table".to_string() file="topology.csv".to_string() />
             <button type="button" class="png" data-testid="topology-canvas-png"
                 on:click=move |_| download_png(canvas.get_untracked(), "topology.png")>
                 "Save as PNG"

@@ -97,6 +97,6 @@ pub fn TimelinePanel() -> impl IntoView {
             })}
         </p>
         <DataTable table=Signal::derive(table) name="The timeline's bars".to_string()
-            testid="timeline-table" file="timeline.csv" class="timeline-table" />
+            testid="timeline-table".to_string() file="timeline.csv".to_string() class="timeline-table" />
     }
 }
