@@ -679,6 +679,39 @@ mod tests {
         assert_eq!(most, Charges::INLINE);
     }
 
+    /// LL's bus bandwidth at a size where latency no longer counts, forced to LL.
+    fn ll_busbw(q: &str, algo: Algo) -> f64 {
+        let c = Scenario::parse(q).unwrap().setup().unwrap().cluster();
+        let bytes = 1e10;
+        let (p, t) = costs(&c, Op::AllReduce, algo, bytes, &[Protocol::Ll]).unwrap();
+        finish(&c, Op::AllReduce, algo, p, bytes, t).busbw_gbs
+    }
+
+    /// NCCL's tuner caps LL across nodes at 39 GB/s of bus bandwidth on two nodes and 20.4 on
+    /// more (`llMaxBws`); a quarter of 8 NDR NICs (100 GB/s) was what the model gave before.
+    #[test]
+    fn ll_across_nodes_is_capped_as_nccl_caps_it() {
+        let net = "per_node=8&gpu=h100&intra=nvlink4&inter=ib-ndr&nics=8";
+        // The tree's pipeline of at most 64 slices spends part of the time filling and
+        // draining (16 and 20 ticks of latency-free transfer at these heights): it reaches 0.7
+        // to 0.8 of any rate.
+        for (algo, lowest) in [(Algo::Ring, 0.9), (Algo::Tree, 0.7)] {
+            let two = ll_busbw(&format!("gpus=16&{net}"), algo);
+            let many = ll_busbw(&format!("gpus=64&{net}"), algo);
+            assert!(
+                (39.0 * lowest..=39.0).contains(&two),
+                "{algo:?} on 2 nodes: {two}"
+            );
+            assert!(
+                (20.4 * lowest..=20.4).contains(&many),
+                "{algo:?} on 8 nodes: {many}"
+            );
+        }
+        // Inside a node LL keeps its quarter of NVLink.
+        let one = ll_busbw(&format!("gpus=8&{net}"), Algo::Ring);
+        assert!(one > 80.0, "one node: {one}");
+    }
+
     #[test]
     fn round_groups_past_the_inline_ones_are_kept_in_order() {
         let mut groups = Charges::new();

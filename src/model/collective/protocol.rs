@@ -123,6 +123,23 @@ impl Protocol {
     }
 }
 
+/// NCCL's ceiling on the LL protocol's bus bandwidth across nodes, bytes/s, or `None` inside
+/// one node. NCCL 2.29.7's tuner caps ring LL at `min(llMaxBw, busBw · 0.5)` and tree LL at
+/// `min(busBw / 3.8, llMaxBw)` (`tuning.cc`, `llMaxBws`, indexed on more than one node by the
+/// host CPU and the node count): 39 GB/s on two Intel nodes, 20.4 GB/s on more (AMD hosts 22.5
+/// and 19.0; the model has no host vendor and takes Intel's, as for
+/// [`Protocol::net_overhead_us`]). LL's flags travel with its data through the network proxy,
+/// and NVIDIA's tuning measured these rates. Inside one node the table's caps (Volta 39,
+/// Ampere 87.7, Hopper 141, Blackwell 282 GB/s) sit above LL's quarter of every catalog
+/// fabric (NVLink 4 at 370 GB/s gives 92), so they never bind and are left out.
+pub fn ll_max_busbw(nodes: u32) -> Option<f64> {
+    match nodes {
+        0 | 1 => None,
+        2 => Some(39.0e9),
+        _ => Some(20.4e9),
+    }
+}
+
 /// Which share of the link each protocol delivers: NCCL's, or RCCL's for an algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RateTable {

@@ -1,8 +1,9 @@
 //! Rounds: what each algorithm sends per round (grouped), and what one round costs.
 
+use super::protocol::ll_max_busbw;
 use super::tree::DoubleTree;
 use super::{Algo, Cluster, Link, Op, Protocol, RateTable};
-use crate::model::hardware::FabricKind;
+use crate::model::hardware::{FabricKind, Library};
 use crate::model::topology::{Partners, Send, TierLoad};
 use crate::model::ModelError;
 
@@ -101,6 +102,8 @@ pub(super) struct Rates {
     net_hop: [f64; 3],
     /// Each protocol's share of the link for this algorithm.
     table: RateTable,
+    /// LL's ceiling for this algorithm, bytes/s ([`ll_max_busbw`]; infinite where none).
+    ll_cap: f64,
 }
 
 impl Rates {
@@ -109,6 +112,11 @@ impl Rates {
         let (nodes, intra_link) = (c.nodes(), c.intra_link());
         Rates {
             table: RateTable::of(c.gpu.library, algo, nodes),
+            ll_cap: match (c.gpu.library, algo) {
+                (Library::Nccl, Algo::Ring | Algo::Tree) => ll_max_busbw(nodes),
+                _ => None,
+            }
+            .unwrap_or(f64::INFINITY),
             nodes,
             intra_link,
             intra_bw: c.intra_bw(),
@@ -193,6 +201,11 @@ pub(super) struct RoundBase {
     /// this one: one [`Protocol::transfer_time`] per protocol instead of four.
     t_max: f64,
     t_reduce: f64,
+    /// The least time LL takes under its ceiling across nodes, seconds: the round's bytes per
+    /// GPU at [`ll_max_busbw`]. A ring round moves one chunk per GPU and a tree tick four slices
+    /// (two trees, up and down), which is the bus bandwidth's measure of each; the busiest GPU's
+    /// or node's sends give both.
+    ll_floor: f64,
 }
 
 impl Default for RoundBase {
@@ -206,6 +219,7 @@ impl Default for RoundBase {
             tiers: [(0.0, 0.0); 4],
             t_max: 0.0,
             t_reduce: 0.0,
+            ll_floor: 0.0,
         }
     }
 }
@@ -264,6 +278,7 @@ impl RoundBase {
             // Reading two operands and writing one at HBM speed (reduction pipelined with the
             // copy).
             t_reduce: 3.0 * g.reduce_bytes / r.mem_bw,
+            ll_floor: g.gpu_bytes.max(g.node_bytes) / r.ll_cap,
         }
     }
 
@@ -274,7 +289,12 @@ impl RoundBase {
 
     /// Transfer (or reduction, if slower) time of the round under protocol `p`, seconds.
     pub(super) fn transfer(&self, p: Protocol) -> f64 {
-        p.transfer_time(self.table, self.t_max).max(self.t_reduce)
+        let t = p.transfer_time(self.table, self.t_max).max(self.t_reduce);
+        if p == Protocol::Ll {
+            t.max(self.ll_floor)
+        } else {
+            t
+        }
     }
 
     /// The round as one tick of the pipelined double tree under protocol `p` ([`tree_tick`]).
