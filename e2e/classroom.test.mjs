@@ -413,6 +413,7 @@ test('presenter at 1280×720 and 1920×1080: every revealed step fits its pane w
 
 test('presenter type grows with the screen: larger at 1080p than at 720p, and the animation\'s labels at least 13 px', async () => {
   const roots = {};
+  const leasts = {};
   for (const [name, viewport] of [['1280x720', { width: 1280, height: 720 }], ['1920x1080', { width: 1920, height: 1080 }]]) {
     const { page, context, problems } = await openPage(env, 'presenter=1&lesson=latency-bandwidth&step=2', { viewport });
     await page.locator('[data-testid=lesson-choice]').first().check();
@@ -425,6 +426,7 @@ test('presenter type grows with the screen: larger at 1080p than at 720p, and th
     // The GPUs' numbers and the "Server n" labels were drawn at 9 px at 1280.
     const least = Number(await page.locator('[data-testid=anim-canvas]').getAttribute('data-least-type') ?? 0);
     assert.ok(least >= 13, `${name}: the animation draws type at ${least || 'an unreported size of'} px`);
+    leasts[name] = least;
     // The lesson's own words read at the room's distance.
     const text = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('[data-testid=lesson-text]')).fontSize));
     assert.ok(text >= viewport.height / 45, `${name}: the scene is set at ${text} px on a ${viewport.height} px screen`);
@@ -434,4 +436,6 @@ test('presenter type grows with the screen: larger at 1080p than at 720p, and th
   }
   // It was 20.8 px at both sizes: the 1080p screen showed the 720p layout's type in its top half.
   assert.ok(roots['1920x1080'] >= 1.35 * roots['1280x720'], JSON.stringify(roots));
+  // The canvas grows with the page's type (27 px against 20.8 at 1080p: 1.3 times).
+  assert.ok(leasts['1920x1080'] >= 1.25 * leasts['1280x720'], JSON.stringify(leasts));
 });

@@ -405,23 +405,23 @@ impl Lab {
 
     /// How much larger a canvas draws its type and marks than at projector mode's size: in the
     /// presenter layout the page's type follows the screen (`html.presenting` in
-    /// style/presenter.css: min(1.625vw, 2.5vh), projector mode's 20.8 px at 1280 × 832), and
-    /// the canvases grow with it; 1 elsewhere, and never below 1 (a 1280 × 720 screen keeps
-    /// the projector's canvas type).
+    /// style/presenter.css), and the canvases grow with it, read from the page's root type over
+    /// projector mode's 20.8 px (130 % of 16), so the formula lives in the CSS alone; 1
+    /// elsewhere, and never below 1 (a 1280 × 720 screen keeps the projector's canvas type).
     pub fn presenter_zoom(&self) -> f64 {
+        const PROJECTOR_PX: f64 = 20.8;
         if !self.presenter.get_untracked() {
             return 1.0;
         }
         let w = window();
-        let size = |v: Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue>| {
-            v.ok().and_then(|v| v.as_f64()).unwrap_or(0.0)
-        };
-        let (vw, vh) = (size(w.inner_width()), size(w.inner_height()));
-        // Below 861 px the presenter is one column at projector mode's type (the CSS too).
-        if vw <= 860.0 {
-            return 1.0;
-        }
-        (vw / 1280.0).min(vh / 832.0).clamp(1.0, 34.0 / 20.8)
+        let root_px = w
+            .document()
+            .and_then(|d| d.document_element())
+            .and_then(|root| w.get_computed_style(&root).ok().flatten())
+            .and_then(|style| style.get_property_value("font-size").ok())
+            .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+            .unwrap_or(PROJECTOR_PX);
+        (root_px / PROJECTOR_PX).max(1.0)
     }
 
     /// How much larger a hand-painted canvas (the animation, the timeline, the topology) draws
