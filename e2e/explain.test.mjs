@@ -125,7 +125,8 @@ test('paste a run: the header is read, the chart and the explanation appear, the
   assert.match(label, /16 GPUs on 2 nodes/);
   const findings = await page.locator('[data-testid=explain-finding]').allTextContents();
   assert.ok(findings.some((f) => /Small messages [\d.]+× slower than expected: latency/.test(f)), findings.join('\n'));
-  assert.ok(findings.some((f) => /^Plateau at \d+\s%/.test(f)), findings.join('\n'));
+  // 339 GB/s over 8 × 200 GbE: the two-node tree's rate, not the ring's NIC-bound one.
+  assert.ok(findings.some((f) => /^Plateau as expected: /.test(f)), findings.join('\n'));
   assert.match(await text(page, 'explain-fit'), /latency-bound/);
   await page.locator('#explain').screenshot({ path: path.join(shots, 'explain-1280.png') });
   // Apply: the calibration goes into the link, and the explorer's numbers move.

@@ -217,3 +217,62 @@ fn a_broken_schedule_is_caught() {
     let out = short.execute(&input(4, short.parts)).unwrap();
     assert!(out.has.iter().any(|row| row.iter().any(|m| *m != 0b1111)));
 }
+
+/// The animation's contribution counts are the counts of the sets the schedule builds, round by
+/// round (checked against the sets themselves, replayed here the plain way: copy every buffer,
+/// then let each transfer read the copy).
+#[test]
+fn contribution_counts_follow_the_sets() {
+    for (n, per_node, algo, intra) in [
+        (8, 8, Algo::Ring, "nvlink4"),
+        (16, 8, Algo::Tree, "nvlink4"),
+        (12, 4, Algo::Tree, "nvlink4"),
+        (8, 8, Algo::Rhd, "nvlink4"),
+        (16, 4, Algo::Hier, "nvlink4"),
+        (8, 8, Algo::Nvls, "nvlink4"),
+    ] {
+        let c = scenario(n, per_node, intra).setup().unwrap().cluster();
+        let s = Schedule::build(&c, Op::AllReduce, algo, 64.0 * 1048576.0).unwrap();
+        let counts = s.contributions();
+        let ranks = s.ranks() as usize;
+        let parts = s.parts as usize;
+        let mut has: Vec<Vec<u64>> = (0..ranks)
+            .map(|r| vec![if r < n as usize { 1u64 << r } else { 0 }; parts])
+            .collect();
+        let level = |has: &Vec<Vec<u64>>, r: usize| {
+            has[r]
+                .iter()
+                .map(|m| f64::from(m.count_ones()))
+                .sum::<f64>()
+                / (f64::from(n) * parts as f64)
+        };
+        assert_eq!(counts.levels.len(), s.rounds.len() + 1);
+        for (i, round) in s.rounds.iter().enumerate() {
+            for r in 0..n as usize {
+                assert!(
+                    (counts.levels[i][r] - level(&has, r)).abs() < 1e-12,
+                    "{algo:?} {i} {r}"
+                );
+            }
+            let before = has.clone();
+            for (j, t) in round.transfers.iter().enumerate() {
+                let carried: u32 = (t.part..t.part + t.count)
+                    .map(|p| before[t.src as usize][p as usize].count_ones())
+                    .sum();
+                assert_eq!(counts.sent[i][j], carried, "{algo:?} round {i}");
+                for p in t.part as usize..(t.part + t.count) as usize {
+                    let v = before[t.src as usize][p];
+                    let d = &mut has[t.dst as usize][p];
+                    *d = if t.reduce { *d | v } else { v };
+                }
+            }
+        }
+        let last = s.rounds.len();
+        for r in 0..n as usize {
+            assert!(
+                (counts.levels[last][r] - 1.0).abs() < 1e-12,
+                "{algo:?}: GPU {r} ends whole"
+            );
+        }
+    }
+}

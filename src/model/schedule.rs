@@ -255,19 +255,47 @@ impl Schedule {
         buf
     }
 
-    /// Contributions held before the first round and after each round:
-    /// `states[r][rank][part]` has bit i set when GPU i's contribution is in that part (n ≤ 64;
-    /// the animation colours partial sums by how many contributions they hold).
-    pub fn states(&self) -> Vec<Vec<Vec<u64>>> {
+    /// What the animation colours by ([`Contributions`]), for up to 64 GPUs (empty beyond):
+    /// contribution sets are followed part by part, one rank's buffer at a time, and only their
+    /// counts kept (a tree of 64 GPUs in 256 slices would hold 72 MB of sets, round by round).
+    pub fn contributions(&self) -> Contributions {
         if self.gpus > 64 {
-            return Vec::new();
+            return Contributions::default();
         }
+        let n = f64::from(self.gpus.max(1));
+        let share = |held: u32, parts: usize| f64::from(held) / (n * parts.max(1) as f64);
         let mut has = self.initial(0u64, |r, _| 1u64 << r);
-        let mut out = vec![has.clone()];
+        let mut held: Vec<u32> = has
+            .iter()
+            .map(|row| row.iter().map(|m| m.count_ones()).sum())
+            .collect();
+        let parts = self.parts as usize;
+        let gpus = self.gpus as usize;
+        let level = |held: &[u32]| held.iter().take(gpus).map(|&h| share(h, parts)).collect();
+        let mut out = Contributions {
+            levels: vec![level(&held)],
+            sent: Vec::with_capacity(self.rounds.len()),
+        };
+        let mut reads = Vec::new();
         for round in &self.rounds {
+            let sent = round
+                .transfers
+                .iter()
+                .map(|t| {
+                    (t.part..t.part + t.count)
+                        .map(|p| has[t.src as usize][p as usize].count_ones())
+                        .sum()
+                })
+                .collect();
             // Or-ing contribution sets cannot fail.
-            let _ = apply(round, &mut has, |old, new| Ok(old | new));
-            out.push(has.clone());
+            let _ = apply(round, &mut has, &mut reads, |d, cell, v, reduce| {
+                let new = if reduce { *cell | v } else { v };
+                held[d] = held[d] - cell.count_ones() + new.count_ones();
+                *cell = new;
+                Ok(())
+            });
+            out.sent.push(sent);
+            out.levels.push(level(&held));
         }
         out
     }
@@ -280,42 +308,61 @@ impl Schedule {
         let track = self.gpus <= 64;
         let mut value = self.initial(0.0, |r, p| input[r][p]);
         let mut has = self.initial(0u64, |r, _| if track { 1u64 << r } else { 0 });
+        let (mut sets, mut sums) = (Vec::new(), Vec::new());
         for (ri, round) in self.rounds.iter().enumerate() {
-            apply(round, &mut has, |old, new| {
-                if old & new != 0 {
-                    Err(format!(
+            apply(round, &mut has, &mut sets, |_, cell, v, reduce| {
+                if !reduce {
+                    *cell = v;
+                } else if *cell & v != 0 {
+                    return Err(format!(
                         "round {ri}: a rank would add GPU contributions {:#x} twice",
-                        old & new
-                    ))
+                        *cell & v
+                    ));
                 } else {
-                    Ok(old | new)
+                    *cell |= v;
                 }
+                Ok(())
             })?;
-            apply(round, &mut value, |old, new| Ok(old + new))?;
+            apply(round, &mut value, &mut sums, |_, cell, v, reduce| {
+                *cell = if reduce { *cell + v } else { v };
+                Ok(())
+            })?;
         }
         Ok(Execution { value, has })
     }
 }
 
 /// Applies one round to per-rank buffers: every transfer reads the buffers as they were before
-/// the round; a reducing receiver combines with `add`, a copying one overwrites.
+/// the round (all reads first, into `reads`), then each receiver takes its part through
+/// `put(rank, cell, incoming, reduce)`: a reducing one combines, a copying one overwrites.
 fn apply<T: Copy>(
     round: &Round,
     buf: &mut [Vec<T>],
-    mut add: impl FnMut(T, T) -> Result<T, String>,
+    reads: &mut Vec<(usize, usize, T, bool)>,
+    mut put: impl FnMut(usize, &mut T, T, bool) -> Result<(), String>,
 ) -> Result<(), String> {
-    let before = buf.to_vec();
+    reads.clear();
     for t in &round.transfers {
-        for p in t.part as usize..(t.part + t.count) as usize {
-            let (s, d) = (t.src as usize, t.dst as usize);
-            buf[d][p] = if t.reduce {
-                add(buf[d][p], before[s][p])?
-            } else {
-                before[s][p]
-            };
+        let (s, d) = (t.src as usize, t.dst as usize);
+        let parts = buf[s].iter().enumerate().skip(t.part as usize);
+        for (p, &v) in parts.take(t.count as usize) {
+            reads.push((d, p, v, t.reduce));
         }
     }
+    for &(d, p, v, reduce) in reads.iter() {
+        put(d, &mut buf[d][p], v, reduce)?;
+    }
     Ok(())
+}
+
+/// Contribution counts for the animation ([`Schedule::contributions`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Contributions {
+    /// Before the first round and after each: every GPU's share of all contributions, averaged
+    /// over its buffer (0…1).
+    pub levels: Vec<Vec<f64>>,
+    /// Per round and transfer: the contributions the parts it sends hold as the round starts.
+    pub sent: Vec<Vec<u32>>,
 }
 
 /// The result of [`Schedule::execute`].

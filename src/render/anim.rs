@@ -10,7 +10,7 @@
 //! packets between neighbours) from the cost model's round groups.
 
 use crate::model::collective::{round_groups, round_time, Algo, Cluster, Op, RoundTime};
-use crate::model::schedule::{Phase, Schedule};
+use crate::model::schedule::{Contributions, Phase, Schedule};
 use crate::model::units::human_bytes;
 use crate::model::ModelError;
 
@@ -18,7 +18,7 @@ use crate::model::ModelError;
 pub const MAX_DRAWN_GPUS: u32 = 16;
 
 /// Largest cluster of several servers still drawn GPU by GPU (the colours need the schedule's
-/// contribution sets, which [`Schedule::states`] tracks up to 64 GPUs).
+/// contribution counts, which [`Schedule::contributions`] follows up to 64 GPUs).
 pub const MAX_SERVER_VIEW_GPUS: u32 = 64;
 
 /// Most servers drawn as boxes with their GPUs (two rows of four on a phone stay legible).
@@ -615,7 +615,7 @@ pub struct Animation {
     pub schedule: Schedule,
     /// When each round plays.
     pub playback: Playback,
-    states: Vec<Vec<Vec<u64>>>,
+    contributions: Contributions,
     /// Where each GPU sits on a drawing area of [`DEFAULT_SIZE`]; [`Animation::layout_in`]
     /// lays it out for another.
     pub layout: Layout,
@@ -629,7 +629,7 @@ impl Animation {
             schedule.base_latency,
             schedule.rounds.iter().map(|r| r.time.total()),
         );
-        let states = schedule.states();
+        let contributions = schedule.contributions();
         let layout = layout(
             schedule.gpus,
             schedule.per_node,
@@ -638,7 +638,7 @@ impl Animation {
         Ok(Animation {
             schedule,
             playback,
-            states,
+            contributions,
             layout,
         })
     }
@@ -673,14 +673,11 @@ impl Animation {
 
     /// Share of all contributions in a rank's buffer after `done` rounds.
     fn level(&self, done: usize, rank: usize) -> f64 {
-        let n = f64::from(self.schedule.gpus.max(1));
-        self.states
+        self.contributions
+            .levels
             .get(done)
-            .and_then(|s| s.get(rank))
-            .map(|parts| {
-                parts.iter().map(|m| f64::from(m.count_ones())).sum::<f64>()
-                    / (n * parts.len().max(1) as f64)
-            })
+            .and_then(|l| l.get(rank))
+            .copied()
             .unwrap_or(0.0)
     }
 
@@ -707,10 +704,9 @@ impl Animation {
         // radius off its middle.
         let lane = l.radius_px() * 0.35;
         if started && !finished {
-            if let (Some(r), Some(state)) =
-                (self.schedule.rounds.get(round), self.states.get(round))
-            {
-                for tr in &r.transfers {
+            if let Some(r) = self.schedule.rounds.get(round) {
+                let sent = self.contributions.sent.get(round);
+                for (i, tr) in r.transfers.iter().enumerate() {
                     let (sa, sb) = (self.server_of(tr.src), self.server_of(tr.dst));
                     let network = l.network.is_some() && sa.is_some() && sb.is_some() && sa != sb;
                     let route = route(l, self.pos(l, tr.src), sa, self.pos(l, tr.dst), sb);
@@ -725,14 +721,7 @@ impl Animation {
                             }
                         }
                     }
-                    let held: u32 = (tr.part..tr.part + tr.count)
-                        .map(|p| {
-                            state
-                                .get(tr.src as usize)
-                                .and_then(|s| s.get(p as usize))
-                                .map_or(0, |m| m.count_ones())
-                        })
-                        .sum();
+                    let held = sent.and_then(|s| s.get(i)).copied().unwrap_or(0);
                     chunks.push(Chunk {
                         from: route.first().copied().unwrap_or(at),
                         to: route.last().copied().unwrap_or(at),

@@ -1055,14 +1055,16 @@ mod tests {
     }
 
     #[test]
-    fn a_two_node_run_faster_than_modelled_with_slow_small_messages() {
+    fn a_two_node_run_above_its_nics_rate_with_slow_small_messages() {
         let (run, sc) = sample(0);
         let e = explain(&run, &sc).unwrap();
         assert_eq!(e.points.len(), 31);
         let c = causes(&e);
-        // GCP's A3 Mega moves 339 GB/s busbw where 8 × 200 GbE RoCE would give 272 GB/s, and
-        // its TCP-offload transport pays ~124 µs per small message where RDMA pays ~25.
-        assert!(c.contains(&Cause::PlateauHigh), "{c:?}");
+        // GCP's A3 Mega moves 339 GB/s busbw, above the 8 × 200 GbE a ring would be bound by
+        // (180 GB/s in the model): on two nodes the tree sends half as much over the network
+        // (the model's tree: 311 GB/s at 8 GiB). Its TCP-offload transport pays ~124 µs per
+        // small message where RDMA pays ~25.
+        assert!(c.contains(&Cause::PlateauMatches), "{c:?}");
         assert!(c.contains(&Cause::LatencySlow), "{c:?}");
         let slow = finding(&e, Cause::LatencySlow);
         assert!(

@@ -352,6 +352,17 @@ struct Step {
     slices: u32,
 }
 
+/// Most slices the double tree is pipelined in. NCCL sends a tree all-reduce in chunks of one
+/// buffer step per channel, 512 KiB for Simple, 32–512 KiB for LL128 (`enqueue.cc`,
+/// `calcCollChunking`): a 1 GiB message over 16 channels runs 128 chunks a channel, 8 GiB 1,024,
+/// so the pipeline's fill and drain cost it little. The model takes the count that minimises
+/// its time (fewer where the per-tick latency outweighs the fill), up to 256: 94 % of the
+/// steady rate through two nodes' 8 levels, 91 % through 64 nodes' 13. It was 64 (81 % and
+/// 72 %), which left the tree below the ring on two nodes of A100s at 4–8 GiB, where NCCL runs
+/// the tree and measures above the NICs' rate (oracle-quickstart/oci-hpc-oke, 2 × 8 A100: 236
+/// GB/s busbw at 4 GiB over 200 GB/s of NICs a node).
+pub const MAX_TREE_SLICES: u32 = 256;
+
 impl Charged {
     /// The group under protocol `p`. `tree_depth2` (twice the double tree's height) makes it
     /// one tick of the pipelined tree, solved in closed form: with P slices a tick costs
@@ -375,8 +386,9 @@ impl Charged {
         let ticks = |slices: u32| depth2 + f64::from(slices) - 1.0;
         let time = |slices: u32| ticks(slices) * (h + x / f64::from(slices));
         let ideal = ((depth2 - 1.0).max(0.0) * x / h.max(1e-12)).sqrt();
-        let lo = prev_pow2(ideal.clamp(1.0, 64.0) as u32).min(64);
-        let hi = (lo * 2).min(64);
+        let most = MAX_TREE_SLICES;
+        let lo = prev_pow2(ideal.clamp(1.0, f64::from(most)) as u32).min(most);
+        let hi = (lo * 2).min(most);
         let slices = if time(hi) < time(lo) { hi } else { lo };
         Step {
             latency: h,
@@ -692,9 +704,9 @@ mod tests {
     #[test]
     fn ll_across_nodes_is_capped_as_nccl_caps_it() {
         let net = "per_node=8&gpu=h100&intra=nvlink4&inter=ib-ndr&nics=8";
-        // The tree's pipeline of at most 64 slices spends part of the time filling and
-        // draining (16 and 20 ticks of latency-free transfer at these heights): it reaches 0.7
-        // to 0.8 of any rate.
+        // The tree's pipeline of at most 256 slices spends part of the time filling and
+        // draining (16 and 20 ticks of transfer at these heights) and pays a hop's latency a
+        // tick: it reaches 0.7 to 1 of any rate.
         for (algo, lowest) in [(Algo::Ring, 0.9), (Algo::Tree, 0.7)] {
             let two = ll_busbw(&format!("gpus=16&{net}"), algo);
             let many = ll_busbw(&format!("gpus=64&{net}"), algo);
@@ -710,6 +722,27 @@ mod tests {
         // Inside a node LL keeps its quarter of NVLink.
         let one = ll_busbw(&format!("gpus=8&{net}"), Algo::Ring);
         assert!(one > 80.0, "one node: {one}");
+    }
+
+    /// On two nodes the double tree crosses the network with half of what the ring sends, so
+    /// it beats the NICs' rate when NVLink allows: NCCL runs it there ("On two nodes, NCCL uses
+    /// the tree ... which can indeed go beyond the network bottleneck", NVIDIA/nccl-tests#196).
+    /// With at most 64 slices the model's tree filled its pipeline too slowly to win (177 GB/s
+    /// against the ring's 180 on two nodes of A100s at 4 GiB).
+    #[test]
+    fn two_nodes_take_the_tree_for_large_messages() {
+        let q = "gpus=16&per_node=8&gpu=a100&intra=nvlink3&inter=roce200&nics=8";
+        let c = Scenario::parse(q).unwrap().setup().unwrap().cluster();
+        let bytes = 4.0 * 1073741824.0;
+        let auto = cost(&c, Op::AllReduce, Algo::Auto, bytes).unwrap();
+        let ring = cost(&c, Op::AllReduce, Algo::Ring, bytes).unwrap();
+        assert_eq!(auto.algorithm, Algo::Tree);
+        assert!(
+            auto.busbw_gbs > 1.1 * ring.busbw_gbs,
+            "tree {} GB/s, ring {} GB/s",
+            auto.busbw_gbs,
+            ring.busbw_gbs
+        );
     }
 
     #[test]
