@@ -408,20 +408,40 @@ impl Lab {
     /// style/presenter.css), and the canvases grow with it, read from the page's root type over
     /// projector mode's 20.8 px (130 % of 16), so the formula lives in the CSS alone; 1
     /// elsewhere, and never below 1 (a 1280 × 720 screen keeps the projector's canvas type).
+    /// The animation asks every frame: the computed style (which brings the document's style up
+    /// to date) is read again only when the window's size or the root's class changes.
     pub fn presenter_zoom(&self) -> f64 {
         const PROJECTOR_PX: f64 = 20.8;
+        /// Window width and height, whether the root has the presenter's class; the zoom.
+        type Cached = Option<((f64, f64, bool), f64)>;
+        thread_local! {
+            static ZOOM: std::cell::Cell<Cached> = const { std::cell::Cell::new(None) };
+        }
         if !self.presenter.get_untracked() {
             return 1.0;
         }
         let w = window();
-        let root_px = w
-            .document()
-            .and_then(|d| d.document_element())
+        let size = |v: Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue>| {
+            v.ok().and_then(|v| v.as_f64()).unwrap_or(0.0)
+        };
+        let root = w.document().and_then(|d| d.document_element());
+        let presenting = root
+            .as_ref()
+            .is_some_and(|r| r.class_name().split_whitespace().any(|c| c == "presenting"));
+        let key = (size(w.inner_width()), size(w.inner_height()), presenting);
+        if let Some((k, zoom)) = ZOOM.get() {
+            if k == key {
+                return zoom;
+            }
+        }
+        let root_px = root
             .and_then(|root| w.get_computed_style(&root).ok().flatten())
             .and_then(|style| style.get_property_value("font-size").ok())
             .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
             .unwrap_or(PROJECTOR_PX);
-        (root_px / PROJECTOR_PX).max(1.0)
+        let zoom = (root_px / PROJECTOR_PX).max(1.0);
+        ZOOM.set(Some((key, zoom)));
+        zoom
     }
 
     /// How much larger a hand-painted canvas (the animation, the timeline, the topology) draws
