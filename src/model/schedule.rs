@@ -9,8 +9,8 @@
 //! check that every GPU ends with the exact sum and that the time charged matches the cost.
 
 use super::collective::{
-    cost, each_group, prev_pow2, ring_round_crosses, round_time, tree_tick, Algo, Cluster,
-    DoubleTree, Op, Protocol, RoundGroup, RoundTime,
+    cost, each_group, prev_pow2, ring_fabric_share, ring_round_crosses, round_time, tree_tick,
+    Algo, Cluster, DoubleTree, Op, Protocol, RoundGroup, RoundTime,
 };
 use super::topology::Partners;
 use super::ModelError;
@@ -198,9 +198,14 @@ impl Schedule {
                     part_bytes,
                     chosen.algorithm == Algo::Rhd,
                 );
-                // The ring's dependency chain pays a network hop only where it changes node.
-                grp.intra_latency =
-                    ring && !ring_round_crosses(phase_round, g, phase == Phase::ReduceScatter);
+                // The ring's dependency chain pays a network hop only where it changes node; the
+                // channels, drawn as one ring, take turns at leaving each node, so every GPU sends
+                // a share of its bytes through a NIC instead of the fabric ([`ring_fabric_share`]).
+                if ring {
+                    grp.intra_latency =
+                        !ring_round_crosses(phase_round, g, phase == Phase::ReduceScatter);
+                    grp.gpu_bytes *= ring_fabric_share(g);
+                }
                 phase_round += 1;
                 // A pipelined tree advances in lock-step ticks as long as its busiest stage.
                 let time =

@@ -398,9 +398,7 @@ pub fn each_group(
             let mut group = RoundGroup::intra(1, chunk, op != Op::AllGather);
             if crossing {
                 group.node_bytes = chunk;
-                if g == 1 {
-                    group.gpu_bytes = 0.0;
-                }
+                group.gpu_bytes = chunk * ring_fabric_share(g);
             }
             let phases: &[bool] = match op {
                 Op::AllReduce => &[true, false],
@@ -652,6 +650,21 @@ pub fn ring_network_hops(n: u32, g: u32, reduce_scatter: bool) -> u32 {
         // Landing ranks 1..=n−1: multiples of g in [1, n−1].
         (n - 1) / g
     }
+}
+
+/// The share of a GPU's ring sends that go over the node fabric when the ring spans nodes, with
+/// `g` GPUs per node. Each channel's ring crosses a node as a chain of g GPUs: g − 1 hops over
+/// the fabric and one out through a NIC. NCCL gives each channel its own NIC and so its own exit
+/// GPU (the GPU nearest that NIC), so over the channels every GPU sends (g − 1)/g of its bytes
+/// over the fabric and 1/g through its NIC, two separate paths. A multi-node ring is therefore
+/// faster per GPU than one inside a node where the fabric bounds it, as measured: 2 × 8 H100
+/// over 8 × NDR, NCCL_ALGO=Ring, 392 GB/s busbw at 8 GiB (NVIDIA/nccl-tests#309) where one node's
+/// ring gives 370 (ar-h100-nvlink4-ring-4g); 2 × 8 MI300X over 8 × 400G RoCE, 361 GB/s at
+/// 16 GiB where one node gives 317 (ar-mi300x-2node-roce400-16g, ar-mi300x-8g-8g). With one GPU
+/// per node every send leaves the node.
+pub fn ring_fabric_share(g: u32) -> f64 {
+    let g = f64::from(g.max(1));
+    (g - 1.0) / g
 }
 
 /// Whether ring round `t` of a phase pays a network hop on its dependency chain.
