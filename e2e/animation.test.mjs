@@ -64,6 +64,20 @@ test('1,024 GPUs play in aggregate', async () => {
   await context.close();
 });
 
+test('two servers of H100 all-reduce 1 GiB by NVLSTree, played with servers as units', async () => {
+  // A switch in each server and a tree between them: the GPU-by-GPU drawing has one switch.
+  const { page, context, problems } = await openPage(env, 'gpus=16&per_node=8&gpu=h100&inter=ib-ndr&model=llama3-8b&zero=3');
+  await page.locator('[data-testid=anim-canvas]').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => /NVSwitch/.test(document.querySelector('[data-testid=anim-caption]')?.textContent || ''));
+  assert.match(await page.locator('[data-testid=anim-caption]').textContent(), /2 nodes of 8 GPUs, shown as units/);
+  const a = await canvasData(page, 'anim-canvas');
+  await page.waitForTimeout(500);
+  assert.notEqual(await canvasData(page, 'anim-canvas'), a, 'it plays');
+  await page.locator('.animation').screenshot({ path: path.join(shots, 'animation-nvlstree.png') });
+  assert.deepEqual(problems.console, []);
+  await context.close();
+});
+
 test('with reduced motion nothing plays by itself, stepping shows stills', async () => {
   const { page, context, problems } = await openPage(env, 'gpus=8&gpu=h100&algo=ring', { reducedMotion: 'reduce' });
   await page.locator('[data-testid=anim-canvas]').scrollIntoViewIfNeeded();

@@ -9,8 +9,8 @@
 //! check that every GPU ends with the exact sum and that the time charged matches the cost.
 
 use super::collective::{
-    cost, each_group, prev_pow2, ring_fabric_share, ring_round_crosses, round_time, tree_tick,
-    Algo, Cluster, DoubleTree, Op, Protocol, RoundGroup, RoundTime,
+    cost, each_group, prev_pow2, ring_fabric_share, ring_round_crosses, round_time, Algo, Cluster,
+    DoubleTree, Op, Protocol, RoundGroup, RoundTime,
 };
 use super::topology::Partners;
 use super::ModelError;
@@ -129,55 +129,61 @@ impl Schedule {
                 rounds: Vec::new(),
             });
         }
-        let (parts, owned) = match chosen.algorithm {
-            Algo::Ring => {
-                ring(&mut b, op, n);
-                (n, (0..n).collect())
-            }
-            Algo::Rhd => {
-                rhd(&mut b, op, n);
-                (prev_pow2(n), (0..n).collect())
-            }
-            Algo::Tree => {
-                tree(&mut b, &DoubleTree::new(n, g), chosen.slices);
-                (2 * chosen.slices, Vec::new())
-            }
-            Algo::Hier => {
-                hier(&mut b, n, g);
-                (n, Vec::new())
-            }
-            Algo::Nvls => {
-                b.round(
-                    Phase::SwitchReduce,
-                    (0..n).map(|i| Transfer {
-                        src: i,
-                        dst: n,
-                        part: 0,
-                        count: 1,
-                        reduce: true,
-                    }),
-                );
-                b.round(
-                    Phase::SwitchMulticast,
-                    (0..n).map(|i| Transfer {
-                        src: n,
-                        dst: i,
-                        part: 0,
-                        count: 1,
-                        reduce: false,
-                    }),
-                );
-                (1, Vec::new())
-            }
-            Algo::Auto => return Err(ModelError::new("algo", "auto was not resolved")),
-        };
+        let (parts, owned) =
+            match chosen.algorithm {
+                Algo::Ring => {
+                    ring(&mut b, op, n);
+                    (n, (0..n).collect())
+                }
+                Algo::Rhd => {
+                    rhd(&mut b, op, n);
+                    (prev_pow2(n), (0..n).collect())
+                }
+                Algo::Tree => {
+                    tree(&mut b, &DoubleTree::new(n, g), chosen.slices);
+                    (2 * chosen.slices, Vec::new())
+                }
+                Algo::Hier => {
+                    hier(&mut b, n, g);
+                    (n, Vec::new())
+                }
+                Algo::Nvls => {
+                    b.round(
+                        Phase::SwitchReduce,
+                        (0..n).map(|i| Transfer {
+                            src: i,
+                            dst: n,
+                            part: 0,
+                            count: 1,
+                            reduce: true,
+                        }),
+                    );
+                    b.round(
+                        Phase::SwitchMulticast,
+                        (0..n).map(|i| Transfer {
+                            src: n,
+                            dst: i,
+                            part: 0,
+                            count: 1,
+                            reduce: false,
+                        }),
+                    );
+                    (1, Vec::new())
+                }
+                Algo::NvlsTree => return Err(ModelError::new(
+                    "algo",
+                    "nvlstree is drawn with servers as units (each server's switch and the tree \
+                     between servers)",
+                )),
+                Algo::Auto => return Err(ModelError::new("algo", "auto was not resolved")),
+            };
         let part_bytes = bytes / f64::from(parts.max(1));
         let switch_rank = (chosen.algorithm == Algo::Nvls).then_some(n);
         // A pipelined tree advances in lock-step ticks, each charged as the cost model's tick.
         let mut tick = None;
         if chosen.algorithm == Algo::Tree {
             each_group(c, op, Algo::Tree, bytes, chosen.slices, &mut |grp| {
-                tick = Some(tree_tick(c, chosen.protocol, &grp));
+                tick = Some(round_time(c, Algo::Tree, chosen.protocol, &grp));
             })?;
         }
         let ring = chosen.algorithm == Algo::Ring && c.nodes() > 1;

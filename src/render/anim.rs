@@ -1092,6 +1092,10 @@ impl Aggregate {
     pub fn caption(&self, t: f64) -> String {
         let f = self.frame(t);
         let what = match (f.inter, f.reduce) {
+            _ if self.algo == Algo::NvlsTree => {
+                "each node's NVSwitch adds up its GPUs' slice and hands it back while a tree of \
+                 nodes combines the nodes' sums, slice after slice"
+            }
             (true, true) => "partial sums cross the network between nodes and are added",
             (true, false) => "finished sums cross the network between nodes",
             (false, true) => "partial sums move inside each node over its fast links and are added",

@@ -4,7 +4,7 @@
 
 use super::anim::{drawn_gpu_by_gpu, Aggregate, Animation};
 use super::series::{duration, gpus_text};
-use crate::model::collective::{Algo, Cluster};
+use crate::model::collective::{cost, Algo, Cluster};
 use crate::model::hardware;
 use crate::model::scenario::{Scenario, Setup};
 use crate::model::ModelError;
@@ -25,7 +25,12 @@ impl Playable {
     /// The setup's collective, GPU by GPU when it is small enough to draw that way.
     pub fn build(setup: &Setup) -> Result<Playable, ModelError> {
         let c = setup.cluster();
-        if drawn_gpu_by_gpu(c.gpus, c.per_node) {
+        // NVLSTree runs a switch in every server, which the GPU-by-GPU drawing (one switch) does
+        // not have: it plays with servers as units at any size.
+        let nvls_tree = || {
+            cost(&c, setup.op, setup.algo, setup.bytes).is_ok_and(|r| r.algorithm == Algo::NvlsTree)
+        };
+        if drawn_gpu_by_gpu(c.gpus, c.per_node) && !nvls_tree() {
             Animation::new(&c, setup.op, setup.algo, setup.bytes)
                 .map(|a| Playable::Gpus(Box::new(a)))
         } else {
@@ -284,6 +289,8 @@ pub fn compare_options(gpu: &hardware::Gpu) -> Vec<(String, String)> {
 mod tests {
     use super::*;
 
+    use crate::model::collective::Op;
+
     fn shows(q: &str, compare: &str) -> Shows {
         Shows::new(&Scenario::parse(q).unwrap(), compare)
     }
@@ -324,6 +331,31 @@ mod tests {
             assert!(p.caption(0.0).starts_with("Round 1 of "), "{q}");
             assert_eq!(p.algorithm(), Algo::Ring, "{q}");
         }
+    }
+
+    /// NVLSTree has a switch in every server, which the GPU-by-GPU drawing has not: even two
+    /// servers play as units, timed tick by tick as the cost model times them.
+    #[test]
+    fn nvls_tree_plays_with_servers_as_units_at_the_cost_models_time() {
+        let q = "gpus=16&per_node=8&gpu=h100&inter=ib-ndr&bytes=1GiB";
+        let s = shows(q, "");
+        let Ok(Playable::Nodes(a)) = &s.main.playable else {
+            panic!("{q}: {:?}", s.main.playable)
+        };
+        assert_eq!(a.algo, Algo::NvlsTree);
+        let c = s.main.cluster;
+        let closed = cost(&c, Op::AllReduce, Algo::Auto, 1073741824.0).unwrap();
+        let last = a.segments.last().unwrap();
+        let end = last.start + last.each.total() * last.count as f64;
+        assert!((end - closed.time_s).abs() < 1e-9 * closed.time_s);
+        assert_eq!(a.rounds, closed.rounds);
+        assert!(s
+            .main
+            .playable
+            .as_ref()
+            .unwrap()
+            .caption(0.0)
+            .contains("NVSwitch"));
     }
 
     #[test]

@@ -26,7 +26,7 @@ mod tree;
 pub use protocol::{Link, Protocol, RateTable};
 pub use rounds::{
     each_group, prev_pow2, ring_fabric_share, ring_network_hops, ring_round_crosses, round_groups,
-    round_time, tree_tick, uplinks, RoundGroup, RoundTime,
+    round_time, uplinks, RoundGroup, RoundTime,
 };
 pub use tree::DoubleTree;
 
@@ -35,7 +35,7 @@ use super::hardware::{
 };
 use super::topology::{Partners, TierLoad, Topology};
 use super::ModelError;
-use rounds::{tree_tick_latency_us, Rates, RoundBase};
+use rounds::{Pipeline, Rates, RoundBase};
 
 /// Which collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -92,17 +92,21 @@ pub enum Algo {
     Hier,
     /// In-switch reduction (NVLink SHARP), one NVSwitch domain.
     Nvls,
+    /// NVLink SHARP inside each node and a double binary tree of nodes across them, pipelined
+    /// (NCCL's NVLSTree).
+    NvlsTree,
 }
 
 impl Algo {
     /// All algorithms, `auto` first.
-    pub const ALL: [Algo; 6] = [
+    pub const ALL: [Algo; 7] = [
         Algo::Auto,
         Algo::Ring,
         Algo::Tree,
         Algo::Rhd,
         Algo::Hier,
         Algo::Nvls,
+        Algo::NvlsTree,
     ];
 
     /// The scenario id (`algo=ring`).
@@ -114,6 +118,7 @@ impl Algo {
             Algo::Rhd => "rhd",
             Algo::Hier => "hier",
             Algo::Nvls => "nvls",
+            Algo::NvlsTree => "nvlstree",
         }
     }
 
@@ -131,6 +136,7 @@ impl Algo {
             Algo::Rhd => "recursive halving-doubling",
             Algo::Hier => "hierarchical (node, then network)",
             Algo::Nvls => "in-switch reduction (NVLink SHARP)",
+            Algo::NvlsTree => "in-switch reduction in each node, tree across nodes (NVLSTree)",
         }
     }
 }
@@ -371,9 +377,9 @@ impl Charged {
     // Inlined into the protocol loop of `costs`: left to the compiler, it was not once the rate
     // tables grew, and the benchmark sweep took 1.09 ms instead of 0.89 ms.
     #[inline(always)]
-    fn step(&self, c: &Cluster, p: Protocol, tree_depth2: Option<f64>) -> Step {
+    fn step(&self, p: Protocol, pipe: Option<&Pipeline>) -> Step {
         let x = self.base.transfer(p);
-        let Some(depth2) = tree_depth2 else {
+        let Some(pipe) = pipe else {
             return Step {
                 latency: self.base.latency(p),
                 transfer: x,
@@ -382,7 +388,7 @@ impl Charged {
                 slices: 1,
             };
         };
-        let h = tree_tick_latency_us(c, p) * 1e-6;
+        let (depth2, h) = (pipe.depth2, pipe.tick_latency(p));
         let ticks = |slices: u32| depth2 + f64::from(slices) - 1.0;
         let time = |slices: u32| ticks(slices) * (h + x / f64::from(slices));
         let ideal = ((depth2 - 1.0).max(0.0) * x / h.max(1e-12)).sqrt();
@@ -455,8 +461,8 @@ fn costs(
     bytes: f64,
     protos: &[Protocol],
 ) -> Result<(Protocol, Totals), ModelError> {
-    // NVLS runs on the Simple protocol only.
-    let protos: &[Protocol] = if algo == Algo::Nvls {
+    // NVLS and NVLSTree run on the Simple protocol only.
+    let protos: &[Protocol] = if matches!(algo, Algo::Nvls | Algo::NvlsTree) {
         &[Protocol::Simple]
     } else {
         protos
@@ -482,14 +488,13 @@ fn costs(
             count_f: g.count as f64,
         })
     })?;
-    let tree_depth2 =
-        (algo == Algo::Tree).then(|| f64::from(2 * DoubleTree::new(c.gpus, c.per_node).height()));
+    let pipe = Pipeline::of(c, algo);
     // The fastest protocol, launch latency included (the first of equals).
     let mut best: Option<(Protocol, f64)> = None;
     for &p in protos {
         let mut time = 0.0;
         for ch in groups.as_slice() {
-            let s = ch.step(c, p, tree_depth2);
+            let s = ch.step(p, pipe.as_ref());
             time += (s.latency + s.transfer) * s.count;
         }
         let launched = time + launch_seconds(c, algo, p);
@@ -501,7 +506,7 @@ fn costs(
     // Only it is summed tier by tier, with the same sums as its total above.
     let mut t = Totals::default();
     for ch in groups.as_slice() {
-        let s = ch.step(c, p, tree_depth2);
+        let s = ch.step(p, pipe.as_ref());
         let rt = ch.base.timed(p, s.latency, s.transfer);
         t.slices = s.slices;
         t.add(&rt, s.count, s.count / f64::from(s.slices), s.rounds);
@@ -593,7 +598,7 @@ fn link_index(l: Link) -> usize {
 /// The algorithms `auto` chooses among: those NCCL's tuner has (ring, tree, NVLS).
 fn auto_candidates(op: Op) -> &'static [Algo] {
     match op {
-        Op::AllReduce => &[Algo::Ring, Algo::Tree, Algo::Nvls],
+        Op::AllReduce => &[Algo::Ring, Algo::Tree, Algo::Nvls, Algo::NvlsTree],
         _ => &[Algo::Ring],
     }
 }
@@ -743,6 +748,36 @@ mod tests {
             auto.busbw_gbs,
             ring.busbw_gbs
         );
+    }
+
+    /// NVLSTree on two nodes: each node is a root in one tree and a leaf in the other, so its
+    /// NICs carry the message once each way, half a ring's per-GPU share of the NICs' load, and
+    /// the switch inside the node bounds it, as NCCL's tuner says (it doubles the network rate on
+    /// two nodes, `tuning.cc`) and 2 × 8 H100 measured (466 GB/s busbw at 4 GiB by default, 384
+    /// with the ring forced, NVIDIA/nccl-tests#309). From four nodes an inner node carries
+    /// twice that, and the NICs bound it. The model had no NVLSTree: auto gave the ring, 387.
+    #[test]
+    fn nvls_tree_doubles_the_network_rate_on_two_nodes() {
+        let at = |q: &str, algo: Algo| {
+            let c = Scenario::parse(q).unwrap().setup().unwrap().cluster();
+            cost(&c, Op::AllReduce, algo, 4.0 * 1073741824.0)
+        };
+        let two = at("gpus=16&gpu=h100&inter=ib-ndr&nics=8", Algo::Auto).unwrap();
+        assert_eq!(two.algorithm, Algo::NvlsTree);
+        assert_eq!(two.bottleneck, Link::Switch);
+        assert!((420.0..490.0).contains(&two.busbw_gbs), "{}", two.busbw_gbs);
+        let four = at("gpus=32&gpu=h100&inter=ib-ndr&nics=8", Algo::NvlsTree).unwrap();
+        assert_eq!(four.bottleneck, Link::Network);
+        assert!(four.busbw_gbs < 0.85 * two.busbw_gbs, "{}", four.busbw_gbs);
+        // It needs a reducing switch, and more than one node.
+        let e = at("gpus=8&gpu=h100", Algo::NvlsTree).unwrap_err();
+        assert!(e.to_string().contains("use nvls"), "{e}");
+        let e = at(
+            "gpus=16&gpu=a100&intra=nvlink3&inter=ib-hdr",
+            Algo::NvlsTree,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("nvlink3 has none"), "{e}");
     }
 
     /// A ring over two nodes sends an eighth of each GPU's bytes through its own NIC, so the node

@@ -58,7 +58,7 @@ impl Protocol {
     /// (2.21.5 `tuning.cc`, `baseLat`, every table): LL 12, LL128 12, Simple 17, NVLS 0.
     pub fn base_latency_us(self, algo: Algo, lib: Library) -> f64 {
         match (lib, algo) {
-            (_, Algo::Nvls) => 0.0,
+            (_, Algo::Nvls | Algo::NvlsTree) => 0.0,
             (Library::Rccl, _) => [12.0, 12.0, 17.0][self.index()],
             (Library::Nccl, Algo::Tree) => [6.8, 14.0, 8.4][self.index()],
             (Library::Nccl, _) => [6.6, 14.0, 8.4][self.index()],
@@ -68,8 +68,8 @@ impl Protocol {
     /// Latency charged once per collective, µs: the base latency, and for NVLS its whole cost
     /// (one NVLink step through the switch, 25 µs).
     pub fn launch_latency_us(self, algo: Algo, lib: Library) -> f64 {
-        let own = if algo == Algo::Nvls {
-            self.hop_latency_us(Algo::Nvls, Link::Switch, lib)
+        let own = if matches!(algo, Algo::Nvls | Algo::NvlsTree) {
+            self.hop_latency_us(algo, Link::Switch, lib)
         } else {
             0.0
         };
@@ -97,7 +97,8 @@ impl Protocol {
                 Protocol::hop_latencies_us(a, Link::Network, lib)
             }
             (_, Algo::Nvls, Link::Network) => [18.0; 3],
-            (_, Algo::Nvls, _) => [25.0; 3],
+            (_, Algo::NvlsTree, Link::Network) => [20.9; 3],
+            (_, Algo::Nvls | Algo::NvlsTree, _) => [25.0; 3],
             (Library::Rccl, Algo::Tree, Link::NvLink | Link::Switch) => [0.9, 0.9, 2.3],
             (Library::Rccl, _, Link::NvLink | Link::Switch) => [0.8, 0.8, 2.1],
             (_, Algo::Tree, Link::NvLink | Link::Switch) => [0.6, 1.25, 4.0],

@@ -74,10 +74,64 @@ pub fn uplinks(c: &Cluster, g: &RoundGroup) -> (TierLoad, TierLoad) {
     Rates::new(c, Algo::Ring).uplinks(c, g)
 }
 
-/// Time of one round of algorithm `algo` under a protocol, and which link bound it.
+/// Time of one round of algorithm `algo` under a protocol, and which link bound it. A pipelined
+/// algorithm's round is one tick of its pipeline: its busiest stage's transfer and the latency
+/// per tick. The cost, the explicit schedule and the aggregate view all time rounds with it.
 pub fn round_time(c: &Cluster, algo: Algo, p: Protocol, g: &RoundGroup) -> RoundTime {
     let r = Rates::new(c, algo);
-    RoundBase::new(c, &r, g, r.uplinks(c, g)).at(p)
+    let base = RoundBase::new(c, &r, g, r.uplinks(c, g));
+    match Pipeline::of(c, algo) {
+        Some(pipe) => base.timed(p, pipe.tick_latency(p), base.transfer(p)),
+        None => base.at(p),
+    }
+}
+
+/// A pipelined algorithm (the double tree, NVLSTree): a message cut in P slices runs in
+/// `depth2` + P − 1 lock-step ticks, each as long as its busiest stage plus a latency per tick.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pipeline {
+    /// Ticks a slice takes up and down the tree (twice its height).
+    pub(super) depth2: f64,
+    /// Latency per tick under each protocol ([`Protocol::ALL`] order), seconds.
+    tick: [f64; 3],
+}
+
+impl Pipeline {
+    /// The pipeline of `algo` on `c`, or `None` for an algorithm that runs in rounds.
+    pub(super) fn of(c: &Cluster, algo: Algo) -> Option<Pipeline> {
+        let (tree, path): (DoubleTree, [f64; 3]) = match algo {
+            Algo::Tree => (
+                DoubleTree::new(c.gpus, c.node_gpus()),
+                Protocol::ALL.map(|p| tree_path_latency_us(c, p)),
+            ),
+            // Only the network's part of NVLSTree's latency runs along the tree of nodes; its
+            // NVLS part is charged once (`launch_latency_us`). NCCL charges the tree
+            // 2·log2(nodes) network latencies of 20.9 µs (NCCL 2.29.7 `tuning.cc`,
+            // `hwLatencies` NET NVLSTree Simple).
+            Algo::NvlsTree => {
+                let k = c.nodes().max(1);
+                let inter =
+                    Protocol::Simple.hop_latency_us(Algo::NvlsTree, Link::Network, c.gpu.library)
+                        + c.inter.extra_latency_us;
+                (
+                    DoubleTree::new(k, 1),
+                    [f64::from(31 - k.leading_zeros()) * inter; 3],
+                )
+            }
+            _ => return None,
+        };
+        // One pass down the tree's height pays the path's latency, spread evenly over its ticks.
+        let height = f64::from(tree.height().max(1));
+        Some(Pipeline {
+            depth2: 2.0 * f64::from(tree.height()),
+            tick: path.map(|us| us / height * c.lat_scale * 1e-6),
+        })
+    }
+
+    /// Latency per tick under protocol `p`, seconds.
+    pub(super) fn tick_latency(&self, p: Protocol) -> f64 {
+        self.tick[p.index()]
+    }
 }
 
 /// What every round of a collective on one cluster reads: derived once per collective, not once
@@ -237,8 +291,9 @@ impl RoundBase {
         let t_intra = if g.gpu_bytes > 0.0 {
             let intra_bw = if g.switch {
                 // Each GPU pushes S into the switch and pulls S back; calibrated so that the
-                // all-reduce's busbw equals the measured NVLS busbw: rate = busbw · n/(n−1).
-                let n = f64::from(c.gpus.max(2));
+                // all-reduce's busbw equals the measured NVLS busbw: rate = busbw · n/(n−1), n
+                // the GPUs on the switch (one node's: NVLSTree joins nodes beyond it).
+                let n = f64::from(c.node_gpus().max(2));
                 c.intra.nvls_busbw_gbs * 1e9 * n / (n - 1.0) * c.intra_scale
             } else if g.single_peer && c.intra.kind == FabricKind::Mesh {
                 c.intra.peer_bw() * c.intra_scale
@@ -297,14 +352,6 @@ impl RoundBase {
         }
     }
 
-    /// The round as one tick of the pipelined double tree under protocol `p` ([`tree_tick`]).
-    pub(super) fn tree_tick(&self, c: &Cluster, p: Protocol) -> RoundTime {
-        RoundTime {
-            latency: tree_tick_latency_us(c, p) * 1e-6,
-            ..self.at(p)
-        }
-    }
-
     /// The round under protocol `p`.
     pub(super) fn at(&self, p: Protocol) -> RoundTime {
         self.timed(p, self.latency(p), self.transfer(p))
@@ -335,26 +382,17 @@ impl RoundBase {
     }
 }
 
-/// Latency of one tick of the pipelined double tree, µs: NCCL charges a tree all-reduce
-/// 2·((ppn − 1)·intra + log2(nodes)·inter) along its depth (NCCL 2.29.7 `tuning.cc` line 380),
-/// NVLink (or PCIe) latencies on the chain inside a node and network latencies between nodes;
-/// spread evenly over the ticks of one pass down the tree's height.
-pub(super) fn tree_tick_latency_us(c: &Cluster, p: Protocol) -> f64 {
+/// Latency of one pass down the double tree, µs: NCCL charges a tree all-reduce
+/// 2·((ppn − 1)·intra + log2(nodes)·inter), up and down (NCCL 2.29.7 `tuning.cc` line 380),
+/// NVLink (or PCIe) latencies on the chain inside a node and network latencies between nodes.
+fn tree_path_latency_us(c: &Cluster, p: Protocol) -> f64 {
     let g = c.node_gpus();
     let k = c.nodes().max(1);
     let lib = c.gpu.library;
     let intra = p.hop_latency_us(Algo::Tree, c.intra_link(), lib);
     let inter = p.hop_latency_us(Algo::Tree, Link::Network, lib) + c.inter.extra_latency_us;
     let log2_nodes = 31 - k.leading_zeros();
-    let path = f64::from(g - 1) * intra + f64::from(log2_nodes) * inter;
-    path / f64::from(DoubleTree::new(c.gpus, g).height().max(1)) * c.lat_scale
-}
-
-/// One tick of the pipelined double tree: its busiest stage's transfer, and the tree's latency
-/// per tick (`tree_tick_latency_us`). The cost and the explicit schedule both use it.
-pub fn tree_tick(c: &Cluster, p: Protocol, g: &RoundGroup) -> RoundTime {
-    let r = Rates::new(c, Algo::Tree);
-    RoundBase::new(c, &r, g, r.uplinks(c, g)).tree_tick(c, p)
+    f64::from(g - 1) * intra + f64::from(log2_nodes) * inter
 }
 
 /// The round groups of an algorithm (collected; see [`each_group`]).
@@ -465,6 +503,25 @@ pub fn each_group(
                 emit(RoundGroup::intra(u64::from(g - 1), shard, false));
             }
         }
+        (_, Algo::NvlsTree) => {
+            // One steady tick of NVLSTree (NCCL `ncclPatternNvlsTree`): each node's NVSwitch
+            // reduces a slice from its GPUs and multicasts the result back, while every GPU, head
+            // of 1/g of the slice, runs it through a double binary tree of nodes over its own
+            // NIC. The two stages overlap, so a tick lasts as long as the busier. Inside, as for
+            // NVLS, each GPU pushes the slice and pulls it back (4 half-slices); across, the
+            // busiest node sends what the node tree's busiest node sends (`DoubleTree::load`
+            // with one GPU a node): one slice on two nodes (a root in one tree, a leaf in the
+            // other), two from four nodes on. A head adds its child nodes' halves into its own.
+            let half = s / 2.0 / f64::from(slices.max(1));
+            let nodes = DoubleTree::new(k, 1);
+            let (_, net, recv) = nodes.load();
+            let mut group = RoundGroup::intra(nodes.ticks(slices), 4.0 * half, false);
+            group.switch = true;
+            group.node_bytes = f64::from(net) * half;
+            group.reduce_bytes = f64::from(recv) * half / f64::from(g);
+            group.partners = Partners::Tree;
+            emit(group);
+        }
         (_, Algo::Nvls) => {
             // Push to the switch (reduced there), then multicast back: each GPU moves S per phase.
             let mut push = RoundGroup::intra(1, s, false);
@@ -503,9 +560,20 @@ fn check(c: &Cluster, op: Op, algo: Algo) -> Result<(), ModelError> {
         )),
         (Op::AllReduce, Algo::Nvls) if c.nodes() > 1 => Err(ModelError::new(
             "algo",
-            "nvls is modelled inside one NVSwitch domain (gpus ≤ per_node); use hier across nodes",
+            "nvls runs inside one NVSwitch domain (gpus ≤ per_node); across nodes use nvlstree",
         )),
-        (Op::AllReduce, Algo::Nvls) => Ok(()),
+        (Op::AllReduce, Algo::NvlsTree) if !c.intra.in_switch_reduce => Err(ModelError::new(
+            "algo",
+            format!(
+                "nvlstree needs an NVSwitch that reduces in the network (nvlink4, nvlink5); {} has none",
+                c.intra.id
+            ),
+        )),
+        (Op::AllReduce, Algo::NvlsTree) if c.nodes() <= 1 => Err(ModelError::new(
+            "algo",
+            "nvlstree joins NVSwitch domains across nodes; inside one node (gpus ≤ per_node) use nvls",
+        )),
+        (Op::AllReduce, Algo::Nvls | Algo::NvlsTree) => Ok(()),
         (_, a) => Err(ModelError::new(
             "algo",
             format!(
