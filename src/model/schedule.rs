@@ -210,7 +210,7 @@ impl Schedule {
                 if ring {
                     grp.intra_latency =
                         !ring_round_crosses(phase_round, g, phase == Phase::ReduceScatter);
-                    grp.gpu_bytes *= ring_fabric_share(g);
+                    grp.gpu_bytes *= ring_fabric_share(c);
                 }
                 phase_round += 1;
                 // A pipelined tree advances in lock-step ticks as long as its busiest stage.

@@ -800,6 +800,12 @@ mod tests {
             two.busbw_gbs,
             one.busbw_gbs
         );
+        // On PCIe a GPU's one link carries its sends to peers and to the NIC alike.
+        let share =
+            |q: &str| ring_fabric_share(&Scenario::parse(q).unwrap().setup().unwrap().cluster());
+        assert_eq!(share("gpus=16&gpu=h100&inter=ib-ndr"), 7.0 / 8.0);
+        assert_eq!(share("gpus=16&gpu=rtx4090&inter=roce100"), 1.0);
+        assert_eq!(share("gpus=16&per_node=1&gpu=h100&inter=ib-ndr"), 0.0);
     }
 
     #[test]

@@ -436,7 +436,7 @@ pub fn each_group(
             let mut group = RoundGroup::intra(1, chunk, op != Op::AllGather);
             if crossing {
                 group.node_bytes = chunk;
-                group.gpu_bytes = chunk * ring_fabric_share(g);
+                group.gpu_bytes = chunk * ring_fabric_share(c);
             }
             let phases: &[bool] = match op {
                 Op::AllReduce => &[true, false],
@@ -729,10 +729,18 @@ pub fn ring_network_hops(n: u32, g: u32, reduce_scatter: bool) -> u32 {
 /// over 8 × NDR, NCCL_ALGO=Ring, 392 GB/s busbw at 8 GiB (NVIDIA/nccl-tests#309) where one node's
 /// ring gives 370 (ar-h100-nvlink4-ring-4g); 2 × 8 MI300X over 8 × 400G RoCE, 361 GB/s at
 /// 16 GiB where one node gives 317 (ar-mi300x-2node-roce400-16g, ar-mi300x-8g-8g). With one GPU
-/// per node every send leaves the node.
-pub fn ring_fabric_share(g: u32) -> f64 {
-    let g = f64::from(g.max(1));
-    (g - 1.0) / g
+/// per node every send leaves the node. On a PCIe fabric the paths are not separate: a GPU's one
+/// PCIe link carries its sends to its peers and to the NIC alike, so all of them count.
+pub fn ring_fabric_share(c: &Cluster) -> f64 {
+    let g = c.node_gpus();
+    if g <= 1 {
+        0.0
+    } else if c.intra.kind == FabricKind::Pcie {
+        1.0
+    } else {
+        let g = f64::from(g);
+        (g - 1.0) / g
+    }
 }
 
 /// Whether ring round `t` of a phase pays a network hop on its dependency chain.
