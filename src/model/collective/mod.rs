@@ -696,9 +696,26 @@ mod tests {
         assert_eq!(most, Charges::INLINE);
     }
 
+    /// The cluster of a scenario string.
+    fn cluster(q: &str) -> Cluster {
+        Scenario::parse(q).unwrap().setup().unwrap().cluster()
+    }
+
+    /// `a` is more than `k` times `b`'s bus bandwidth.
+    fn faster(a: &CollectiveCost, b: &CollectiveCost, k: f64) {
+        assert!(
+            a.busbw_gbs > k * b.busbw_gbs,
+            "{} {} GB/s against {} {} GB/s",
+            a.algorithm.id(),
+            a.busbw_gbs,
+            b.algorithm.id(),
+            b.busbw_gbs
+        );
+    }
+
     /// LL's bus bandwidth at a size where latency no longer counts, forced to LL.
     fn ll_busbw(q: &str, algo: Algo) -> f64 {
-        let c = Scenario::parse(q).unwrap().setup().unwrap().cluster();
+        let c = cluster(q);
         let bytes = 1e10;
         let (p, t) = costs(&c, Op::AllReduce, algo, bytes, &[Protocol::Ll]).unwrap();
         finish(&c, Op::AllReduce, algo, p, bytes, t).busbw_gbs
@@ -737,17 +754,12 @@ mod tests {
     #[test]
     fn two_nodes_take_the_tree_for_large_messages() {
         let q = "gpus=16&per_node=8&gpu=a100&intra=nvlink3&inter=roce200&nics=8";
-        let c = Scenario::parse(q).unwrap().setup().unwrap().cluster();
+        let c = cluster(q);
         let bytes = 4.0 * 1073741824.0;
         let auto = cost(&c, Op::AllReduce, Algo::Auto, bytes).unwrap();
         let ring = cost(&c, Op::AllReduce, Algo::Ring, bytes).unwrap();
         assert_eq!(auto.algorithm, Algo::Tree);
-        assert!(
-            auto.busbw_gbs > 1.1 * ring.busbw_gbs,
-            "tree {} GB/s, ring {} GB/s",
-            auto.busbw_gbs,
-            ring.busbw_gbs
-        );
+        faster(&auto, &ring, 1.1);
     }
 
     /// NVLSTree on two nodes: each node is a root in one tree and a leaf in the other, so its
@@ -759,7 +771,7 @@ mod tests {
     #[test]
     fn nvls_tree_doubles_the_network_rate_on_two_nodes() {
         let at = |q: &str, algo: Algo| {
-            let c = Scenario::parse(q).unwrap().setup().unwrap().cluster();
+            let c = cluster(q);
             cost(&c, Op::AllReduce, algo, 4.0 * 1073741824.0)
         };
         let two = at("gpus=16&gpu=h100&inter=ib-ndr&nics=8", Algo::Auto).unwrap();
@@ -787,22 +799,16 @@ mod tests {
     #[test]
     fn a_ring_across_nodes_leaves_each_node_through_every_gpus_nic() {
         let busbw = |q: &str| {
-            let c = Scenario::parse(q).unwrap().setup().unwrap().cluster();
+            let c = cluster(q);
             cost(&c, Op::AllReduce, Algo::Ring, 8.0 * 1073741824.0).unwrap()
         };
         let one = busbw("gpus=8&gpu=h100");
         let two = busbw("gpus=16&gpu=h100&inter=ib-ndr&nics=8");
         assert_eq!(one.bottleneck, Link::NvLink);
         assert_eq!(two.bottleneck, Link::Network);
-        assert!(
-            two.busbw_gbs > 1.03 * one.busbw_gbs,
-            "two nodes {} GB/s, one node {} GB/s",
-            two.busbw_gbs,
-            one.busbw_gbs
-        );
+        faster(&two, &one, 1.03);
         // On PCIe a GPU's one link carries its sends to peers and to the NIC alike.
-        let share =
-            |q: &str| ring_fabric_share(&Scenario::parse(q).unwrap().setup().unwrap().cluster());
+        let share = |q: &str| ring_fabric_share(&cluster(q));
         assert_eq!(share("gpus=16&gpu=h100&inter=ib-ndr"), 7.0 / 8.0);
         assert_eq!(share("gpus=16&gpu=rtx4090&inter=roce100"), 1.0);
         assert_eq!(share("gpus=16&per_node=1&gpu=h100&inter=ib-ndr"), 0.0);
