@@ -9,8 +9,8 @@
 //! check that every GPU ends with the exact sum and that the time charged matches the cost.
 
 use super::collective::{
-    cost, each_group, prev_pow2, ring_fabric_share, ring_round_crosses, round_time, Algo, Cluster,
-    DoubleTree, Op, Protocol, RoundGroup, RoundTime,
+    cost, each_group, launch_seconds, prev_pow2, ring_fabric_share, ring_round_crosses, round_time,
+    Algo, Cluster, DoubleTree, Op, Protocol, RoundGroup, RoundTime,
 };
 use super::topology::Partners;
 use super::ModelError;
@@ -233,10 +233,7 @@ impl Schedule {
             parts,
             part_bytes,
             owned,
-            base_latency: chosen
-                .protocol
-                .launch_latency_us(chosen.algorithm, c.gpu.library)
-                * 1e-6,
+            base_latency: launch_seconds(c, chosen.algorithm, chosen.protocol),
             rounds,
         })
     }

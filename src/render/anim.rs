@@ -9,7 +9,9 @@
 //! other box (see [`route`]). Larger clusters are drawn in aggregate (nodes as units, traffic as
 //! packets between neighbours) from the cost model's round groups.
 
-use crate::model::collective::{round_groups, round_time, Algo, Cluster, Op, RoundTime};
+use crate::model::collective::{
+    launch_seconds, round_groups, round_time, Algo, Cluster, Op, RoundTime,
+};
 use crate::model::schedule::{Contributions, Phase, Schedule};
 use crate::model::units::human_bytes;
 use crate::model::ModelError;
@@ -957,10 +959,7 @@ impl Aggregate {
     pub fn new(c: &Cluster, op: Op, algo: Algo, bytes: f64) -> Result<Aggregate, ModelError> {
         let chosen = crate::model::collective::cost(c, op, algo, bytes)?;
         let groups = round_groups(c, op, chosen.algorithm, bytes, chosen.slices)?;
-        let mut t = chosen
-            .protocol
-            .launch_latency_us(chosen.algorithm, c.gpu.library)
-            * 1e-6;
+        let mut t = launch_seconds(c, chosen.algorithm, chosen.protocol);
         let mut first = 0;
         let mut segments = Vec::new();
         for g in groups {

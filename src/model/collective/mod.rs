@@ -286,7 +286,7 @@ pub struct CollectiveCost {
     pub rounds: u64,
     /// Share of the time spent on latency (launch and per-round), 0…1.
     pub latency_share: f64,
-    /// Pipeline slices (tree only; 1 otherwise).
+    /// Pipeline slices (tree and NVLSTree; 1 otherwise).
     pub slices: u32,
     /// Per tier: node fabric, NICs, leaf uplinks, pod uplinks.
     pub tiers: [TierUse; 4],
@@ -370,8 +370,8 @@ struct Step {
 pub const MAX_TREE_SLICES: u32 = 256;
 
 impl Charged {
-    /// The group under protocol `p`. `tree_depth2` (twice the double tree's height) makes it
-    /// one tick of the pipelined tree, solved in closed form: with P slices a tick costs
+    /// The group under protocol `p`. A `pipe` (the tree's or NVLSTree's) makes it one tick of
+    /// the pipeline, solved in closed form: with P slices a tick costs
     /// h + X/P (every byte term scales as 1/P) and there are 2D + P − 1 ticks, so the best P is
     /// near √((2D − 1)·X/h).
     // Inlined into the protocol loop of `costs`: left to the compiler, it was not once the rate
@@ -515,7 +515,7 @@ fn costs(
 }
 
 /// The fixed cost of launching `algo` with protocol `p`, calibration included, seconds.
-fn launch_seconds(c: &Cluster, algo: Algo, p: Protocol) -> f64 {
+pub fn launch_seconds(c: &Cluster, algo: Algo, p: Protocol) -> f64 {
     p.launch_latency_us(algo, c.gpu.library) * c.lat_scale * 1e-6
 }
 
@@ -595,7 +595,7 @@ fn link_index(l: Link) -> usize {
     }
 }
 
-/// The algorithms `auto` chooses among: those NCCL's tuner has (ring, tree, NVLS).
+/// The algorithms `auto` chooses among: those NCCL's tuner has (ring, tree, NVLS, NVLSTree).
 fn auto_candidates(op: Op) -> &'static [Algo] {
     match op {
         Op::AllReduce => &[Algo::Ring, Algo::Tree, Algo::Nvls, Algo::NvlsTree],
@@ -790,6 +790,8 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("nvlink3 has none"), "{e}");
+        let e = at("gpus=16&per_node=1&gpu=h100&inter=ib-ndr", Algo::NvlsTree).unwrap_err();
+        assert!(e.to_string().contains("two GPUs a node"), "{e}");
     }
 
     /// A ring over two nodes sends an eighth of each GPU's bytes through its own NIC, so the node
@@ -807,11 +809,13 @@ mod tests {
         assert_eq!(one.bottleneck, Link::NvLink);
         assert_eq!(two.bottleneck, Link::Network);
         faster(&two, &one, 1.03);
-        // On PCIe a GPU's one link carries its sends to peers and to the NIC alike.
+        // On PCIe a GPU's one link carries its sends to peers and to the NIC alike, and with
+        // fewer NICs than GPUs some GPUs never leave the node.
         let share = |q: &str| ring_fabric_share(&cluster(q));
         assert_eq!(share("gpus=16&gpu=h100&inter=ib-ndr"), 7.0 / 8.0);
         assert_eq!(share("gpus=16&gpu=rtx4090&inter=roce100"), 1.0);
         assert_eq!(share("gpus=16&per_node=1&gpu=h100&inter=ib-ndr"), 0.0);
+        assert_eq!(share("gpus=16&gpu=h100&inter=ib-xdr&nics=4"), 1.0);
     }
 
     #[test]

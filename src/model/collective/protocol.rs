@@ -65,8 +65,9 @@ impl Protocol {
         }
     }
 
-    /// Latency charged once per collective, µs: the base latency, and for NVLS its whole cost
-    /// (one NVLink step through the switch, 25 µs).
+    /// Latency charged once per collective, µs: the base latency, and for NVLS and NVLSTree one
+    /// NVLink step through the switch, 25 µs (all of NVLS's latency; NVLSTree adds its network
+    /// hops per pipeline tick).
     pub fn launch_latency_us(self, algo: Algo, lib: Library) -> f64 {
         let own = if matches!(algo, Algo::Nvls | Algo::NvlsTree) {
             self.hop_latency_us(algo, Link::Switch, lib)
