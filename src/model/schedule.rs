@@ -9,8 +9,8 @@
 //! check that every GPU ends with the exact sum and that the time charged matches the cost.
 
 use super::collective::{
-    cost, each_group, launch_seconds, prev_pow2, ring_fabric_share, ring_round_crosses, round_time,
-    Algo, Cluster, DoubleTree, Op, Protocol, RoundGroup, RoundTime,
+    cost, each_group, launch_seconds, nvls_chunk_share, prev_pow2, ring_fabric_share,
+    ring_round_crosses, round_time, Algo, Cluster, DoubleTree, Op, Protocol, RoundGroup, RoundTime,
 };
 use super::topology::Partners;
 use super::ModelError;
@@ -207,6 +207,10 @@ impl Schedule {
                 // The ring's dependency chain pays a network hop only where it changes node; the
                 // channels, drawn as one ring, take turns at leaving each node, so every GPU sends
                 // a share of its bytes through a NIC instead of the fabric ([`ring_fabric_share`]).
+                // NVLS moves the message in chunks of a size set by the message ([`nvls_chunk_share`]).
+                if grp.switch {
+                    grp.switch_share = nvls_chunk_share(c, bytes);
+                }
                 if ring {
                     grp.intra_latency =
                         !ring_round_crosses(phase_round, g, phase == Phase::ReduceScatter);
@@ -651,6 +655,7 @@ pub fn group_of(
         reduce_bytes: max(&reduce_in),
         single_peer,
         switch,
+        switch_share: 1.0,
         intra_latency: false,
         partners: Partners::Shift(distance),
     }

@@ -22,6 +22,9 @@ pub struct RoundGroup {
     pub single_peer: bool,
     /// Traffic goes through an in-network-reducing switch.
     pub switch: bool,
+    /// The share of the switch's streaming rate the round keeps at its chunk size (NVLS:
+    /// [`nvls_chunk_share`]; 1 otherwise).
+    pub switch_share: f64,
     /// The round's latency is that of an intra-node hop even though its traffic crosses nodes:
     /// in a pipelined ring the chain of dependent steps crosses the network only where it
     /// passes from one node to the next (NCCL `tuning.cc` charges `nInterSteps` network hops,
@@ -41,6 +44,7 @@ impl RoundGroup {
             reduce_bytes: if reduce { gpu_bytes } else { 0.0 },
             single_peer: false,
             switch: false,
+            switch_share: 1.0,
             intra_latency: false,
             partners: Partners::Shift(1),
         }
@@ -293,11 +297,8 @@ impl RoundBase {
         let intra_link = if g.switch { Link::Switch } else { r.intra_link };
         let t_intra = if g.gpu_bytes > 0.0 {
             let intra_bw = if g.switch {
-                // Each GPU pushes S into the switch and pulls S back; calibrated so that the
-                // all-reduce's busbw equals the measured NVLS busbw: rate = busbw · n/(n−1), n
-                // the GPUs on the switch (one node's: NVLSTree joins nodes beyond it).
-                let n = f64::from(c.node_gpus().max(2));
-                c.intra.nvls_busbw_gbs * 1e9 * n / (n - 1.0) * c.intra_scale
+                // The switch's rate at the round's chunk size.
+                nvls_rate(c) * g.switch_share
             } else if g.single_peer && c.intra.kind == FabricKind::Mesh {
                 c.intra.peer_bw() * c.intra_scale
             } else {
@@ -497,6 +498,7 @@ pub fn each_group(
                         reduce_bytes: if reduce { piece } else { 0.0 },
                         single_peer: false,
                         switch: false,
+                        switch_share: 1.0,
                         intra_latency: false,
                         partners: Partners::Shift(1),
                     });
@@ -529,6 +531,7 @@ pub fn each_group(
             // Push to the switch (reduced there), then multicast back: each GPU moves S per phase.
             let mut push = RoundGroup::intra(1, s, false);
             push.switch = true;
+            push.switch_share = nvls_chunk_share(c, s);
             emit(push);
             emit(push);
         }
@@ -690,6 +693,7 @@ fn rhd_groups(
                     reduce_bytes,
                     single_peer: true,
                     switch: false,
+                    switch_share: 1.0,
                     intra_latency: false,
                     partners: Partners::Shift((dist / g.max(1)).max(1)),
                 });
@@ -750,6 +754,43 @@ pub fn ring_fabric_share(c: &Cluster) -> f64 {
         let g = f64::from(g);
         (g - 1.0) / g
     }
+}
+
+/// The NVLS all-reduce's rate through one node's switch, bytes/s: each GPU pushes S into the
+/// switch and pulls S back, calibrated so that the all-reduce's busbw equals the measured NVLS
+/// busbw: rate = busbw · n/(n−1), n the GPUs on the switch (one node's: NVLSTree joins nodes
+/// beyond it).
+fn nvls_rate(c: &Cluster) -> f64 {
+    let n = f64::from(c.node_gpus().max(2));
+    c.intra.nvls_busbw_gbs * 1e9 * n / (n - 1.0) * c.intra_scale
+}
+
+/// Fixed time of one NVLS chunk step, µs: each of NCCL's concurrent NVLS operations (channels ×
+/// heads) moves its share of a message in chunks, and every chunk pays a synchronisation through
+/// the switch besides its bytes. Fitted (least squares on the log of the time) on the
+/// calibration rows ar-h200-nvls-4m, ar-h200-nvls-16m and ar-h200-nvls-128m (Azure's ND H200 v5
+/// table, NCCL 2.20.5): 5.1 µs. With it the table's 1 MiB–8 GiB sizes fall within 7 % of the
+/// model but one (8 MiB, where the chunk doubles: 17 %); without it 1–32 MiB ran 20–45 % fast.
+pub const NVLS_CHUNK_STEP_US: f64 = 5.1;
+
+/// The share of the NVLS switch's streaming rate an all-reduce of `bytes` keeps: a chunk of c
+/// bytes takes c/r + t (r the rate of one operation, t [`NVLS_CHUNK_STEP_US`]), relative to the
+/// 128 KiB chunks of the large messages the switch's busbw was measured on. NCCL's chunk (2.29.7
+/// `enqueue.cc`, `calcCollChunking`, NVLS): 128 KiB (`nvlsChunkSize`), halved to 64 KiB below
+/// 64 chunks per operation, 32 KiB below 8 and 16 KiB below 2, over 16 channels × one head per
+/// GPU (`NCCL_NVLS_NCHANNELS`'s default): 16 KiB below 8 MiB on 8 GPUs, 32 KiB to 64 MiB, 64 KiB
+/// to 1 GiB.
+pub fn nvls_chunk_share(c: &Cluster, bytes: f64) -> f64 {
+    let ops = 16.0 * f64::from(c.node_gpus().max(1));
+    let mut chunk = 131072.0;
+    for (below, size) in [(64.0, 65536.0), (8.0, 32768.0), (2.0, 16384.0)] {
+        if bytes < below * ops * chunk && chunk > size {
+            chunk = size;
+        }
+    }
+    let step = NVLS_CHUNK_STEP_US * 1e-6 * c.lat_scale * nvls_rate(c) / ops;
+    let keeps = |c: f64| c / (c + step);
+    keeps(chunk) / keeps(131072.0)
 }
 
 /// Whether ring round `t` of a phase pays a network hop on its dependency chain.
