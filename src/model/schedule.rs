@@ -15,6 +15,11 @@ use super::collective::{
 use super::topology::Partners;
 use super::ModelError;
 
+/// Why NVLSTree has no explicit schedule: it runs a switch in every server, and the explicit
+/// drawing has one (the animation plays it with servers as units).
+const NVLS_TREE_UNDRAWN: &str =
+    "nvlstree is drawn with servers as units (each server's switch and the tree between servers)";
+
 /// Largest GPU count drawn transfer by transfer (larger counts are animated in aggregate).
 pub const MAX_EXPLICIT_GPUS: u32 = 256;
 
@@ -129,54 +134,49 @@ impl Schedule {
                 rounds: Vec::new(),
             });
         }
-        let (parts, owned) =
-            match chosen.algorithm {
-                Algo::Ring => {
-                    ring(&mut b, op, n);
-                    (n, (0..n).collect())
-                }
-                Algo::Rhd => {
-                    rhd(&mut b, op, n);
-                    (prev_pow2(n), (0..n).collect())
-                }
-                Algo::Tree => {
-                    tree(&mut b, &DoubleTree::new(n, g), chosen.slices);
-                    (2 * chosen.slices, Vec::new())
-                }
-                Algo::Hier => {
-                    hier(&mut b, n, g);
-                    (n, Vec::new())
-                }
-                Algo::Nvls => {
-                    b.round(
-                        Phase::SwitchReduce,
-                        (0..n).map(|i| Transfer {
-                            src: i,
-                            dst: n,
-                            part: 0,
-                            count: 1,
-                            reduce: true,
-                        }),
-                    );
-                    b.round(
-                        Phase::SwitchMulticast,
-                        (0..n).map(|i| Transfer {
-                            src: n,
-                            dst: i,
-                            part: 0,
-                            count: 1,
-                            reduce: false,
-                        }),
-                    );
-                    (1, Vec::new())
-                }
-                Algo::NvlsTree => return Err(ModelError::new(
-                    "algo",
-                    "nvlstree is drawn with servers as units (each server's switch and the tree \
-                     between servers)",
-                )),
-                Algo::Auto => return Err(ModelError::new("algo", "auto was not resolved")),
-            };
+        let (parts, owned) = match chosen.algorithm {
+            Algo::Ring => {
+                ring(&mut b, op, n);
+                (n, (0..n).collect())
+            }
+            Algo::Rhd => {
+                rhd(&mut b, op, n);
+                (prev_pow2(n), (0..n).collect())
+            }
+            Algo::Tree => {
+                tree(&mut b, &DoubleTree::new(n, g), chosen.slices);
+                (2 * chosen.slices, Vec::new())
+            }
+            Algo::Hier => {
+                hier(&mut b, n, g);
+                (n, Vec::new())
+            }
+            Algo::Nvls => {
+                b.round(
+                    Phase::SwitchReduce,
+                    (0..n).map(|i| Transfer {
+                        src: i,
+                        dst: n,
+                        part: 0,
+                        count: 1,
+                        reduce: true,
+                    }),
+                );
+                b.round(
+                    Phase::SwitchMulticast,
+                    (0..n).map(|i| Transfer {
+                        src: n,
+                        dst: i,
+                        part: 0,
+                        count: 1,
+                        reduce: false,
+                    }),
+                );
+                (1, Vec::new())
+            }
+            Algo::NvlsTree => return Err(ModelError::new("algo", NVLS_TREE_UNDRAWN)),
+            Algo::Auto => return Err(ModelError::new("algo", "auto was not resolved")),
+        };
         let part_bytes = bytes / f64::from(parts.max(1));
         let switch_rank = (chosen.algorithm == Algo::Nvls).then_some(n);
         // A pipelined tree advances in lock-step ticks, each charged as the cost model's tick.
@@ -207,7 +207,7 @@ impl Schedule {
                 // The ring's dependency chain pays a network hop only where it changes node; the
                 // channels, drawn as one ring, take turns at leaving each node, so every GPU sends
                 // a share of its bytes through a NIC instead of the fabric ([`ring_fabric_share`]).
-                // NVLS moves the message in chunks of a size set by the message ([`nvls_chunk_share`]).
+                // NVLS moves the message in chunks sized by the message ([`nvls_chunk_share`]).
                 if grp.switch {
                     grp.switch_share = nvls_chunk_share(c, bytes);
                 }
