@@ -581,7 +581,6 @@ fn cudnn_attention_is_faster_on_hopper_only() {
 #[test]
 fn the_loss_over_a_large_vocabulary_takes_time() {
     use gpu_scaling_lab::model::hardware::{Precision, GPUS};
-    use gpu_scaling_lab::model::step::HBM_EFFICIENCY;
     use gpu_scaling_lab::model::workload::{custom_transformer, TRANSFORMER_KERNEL_EFFICIENCY};
     let (h, s, small, large) = (2048.0, 4096.0, 32_768.0, 131_072.0);
     let w = custom_transformer(24, 2048, 16, 4096, 131_072);
@@ -602,7 +601,7 @@ fn the_loss_over_a_large_vocabulary_takes_time() {
         * TRANSFORMER_KERNEL_EFFICIENCY
         / w.gemm_depth_factor(1, s);
     let gemms_ms = 6.0 * h * (large - small) * s / rate * 1e3;
-    let loss_ms = 52.0 * s * (large - small) / (h100.mem_bw_gbs * 1e9 * HBM_EFFICIENCY) * 1e3;
+    let loss_ms = 52.0 * s * (large - small) / (h100.mem_bw_gbs * 1e9 * h100.hbm_efficiency) * 1e3;
     let extra = at(large) - at(small) - gemms_ms;
     assert!(
         (extra / loss_ms - 1.0).abs() < 0.02,

@@ -102,6 +102,9 @@ pub struct Gpu {
     pub mem_mib: f64,
     /// Memory bandwidth, GB/s.
     pub mem_bw_gbs: f64,
+    /// Share of `mem_bw_gbs` that streaming kernels reach (STREAM's triad: two reads and a
+    /// write, as an elementwise layer moves its operands), measured where a figure is published.
+    pub hbm_efficiency: f64,
     /// Achievable fraction of the dense 16-bit peak for large matmuls ("maximum achievable matmul
     /// FLOPS", stas00/ml-engineering `compute/accelerator/README.md`).
     pub matmul_efficiency: f64,
@@ -239,6 +242,8 @@ pub const GPUS: [Gpu; 7] = [
         peak_tflops: [Some(15.7), None, Some(125.0), None, None],
         mem_mib: 32_510.0, // nvidia-smi total, Tesla V100-SXM2-32GB
         mem_bw_gbs: 900.0,
+        // te42kyfo/gpu-benches `gpu-stream/v100.txt` @1c36d50: triad at most 814 GB/s of 900.
+        hbm_efficiency: 814.0 / 900.0,
         matmul_efficiency: 0.80,
         fp8_matmul_efficiency: 0.0,
         // FlashAttention-2 needs Ampere or newer.
@@ -260,6 +265,9 @@ pub const GPUS: [Gpu; 7] = [
         peak_tflops: [Some(19.5), Some(156.0), Some(312.0), Some(312.0), None],
         mem_mib: 81_920.0, // nvidia-smi total, A100-SXM4-80GB
         mem_bw_gbs: 2039.0,
+        // BabelStream triad on ND A100 v4 (A100-SXM4-80GB): 1.70 TB/s of 2.039
+        // (Azure/AI-benchmarking-guide `Azure_Results/ND_A100_v4_results.md` @8fd0c6e).
+        hbm_efficiency: 1700.0 / 2039.0,
         matmul_efficiency: 0.87,
         fp8_matmul_efficiency: 0.0,
         // FA2 causal hd128 fwd+bwd at 4K on A100 80GB: 173 TFLOP/s.
@@ -287,6 +295,9 @@ pub const GPUS: [Gpu; 7] = [
         ],
         mem_mib: 81_559.0, // nvidia-smi total, H100 80GB HBM3
         mem_bw_gbs: 3350.0,
+        // BabelStream triad on ND H100 v5 (H100 80GB HBM3, SXM): 2.97 TB/s of 3.35 (the same
+        // guide, `ND_H100_v5_results.md`).
+        hbm_efficiency: 2970.0 / 3350.0,
         matmul_efficiency: 0.80,
         fp8_matmul_efficiency: 1402.6 / 1978.9,
         // FA2 causal hd128 fwd+bwd at 4K on H100 SXM5: 294 TFLOP/s (FA2 runs its Ampere kernels there).
@@ -318,6 +329,9 @@ pub const GPUS: [Gpu; 7] = [
         ],
         mem_mib: 143_771.0, // nvidia-smi total, H200
         mem_bw_gbs: 4800.0,
+        // BabelStream triad on ND H200 v5: 4.15 TB/s of 4.8 (the same guide,
+        // `ND_H200_v5_results.md`).
+        hbm_efficiency: 4150.0 / 4800.0,
         matmul_efficiency: 0.80,
         fp8_matmul_efficiency: 1453.4 / 1978.9,
         // As H100 (same die).
@@ -347,6 +361,8 @@ pub const GPUS: [Gpu; 7] = [
         ],
         mem_mib: 183_359.0, // nvidia-smi total, B200 (public nvidia-smi logs)
         mem_bw_gbs: 8000.0,
+        // **Assumption**: H200's measured share (HBM3e too; no published stream figure for B200).
+        hbm_efficiency: 4150.0 / 4800.0,
         matmul_efficiency: 0.78,
         fp8_matmul_efficiency: 3432.5 / 4500.0,
         // **Assumption**: H100's share (no published FA2 figure for Blackwell).
@@ -376,6 +392,8 @@ pub const GPUS: [Gpu; 7] = [
         ],
         mem_mib: 196_288.0, // rocm-smi VRAM total 205,822,885,888 B, MI300X
         mem_bw_gbs: 5300.0,
+        // **Assumption**: 0.8 (no stream measurement of MI300X found at a source we could read).
+        hbm_efficiency: 0.8,
         matmul_efficiency: 0.51,
         fp8_matmul_efficiency: 0.51,
         // **Assumption**: H100's share (no published FA2 figure for MI300X); no FP8 MAMF either, so FP8 at the BF16 share.
@@ -404,6 +422,9 @@ pub const GPUS: [Gpu; 7] = [
         ],
         mem_mib: 24_564.0, // nvidia-smi total, GeForce RTX 4090
         mem_bw_gbs: 1008.0,
+        // **Assumption**: the L40's measured share (same Ada architecture, GDDR6 memory): triad
+        // at most 803 GB/s of 864 (te42kyfo/gpu-benches `gpu-stream/l40.txt` @1c36d50).
+        hbm_efficiency: 803.0 / 864.0,
         matmul_efficiency: 0.75,
         fp8_matmul_efficiency: 0.75,
         // **Assumption**: A100's share (Ada runs FA2's Ampere kernels); FP8 at the BF16 share.

@@ -473,10 +473,6 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
     })
 }
 
-/// Achievable fraction of HBM bandwidth for streaming kernels. **Assumption** 0.8 (STREAM-like
-/// copies reach 80–90 % of the datasheet figure on A100/H100).
-pub const HBM_EFFICIENCY: f64 = 0.8;
-
 /// Bytes per token and layer that FP8 training moves to quantize GEMM operands: Transformer
 /// Engine casts every Linear input and every output gradient to FP8, with a transposed copy on
 /// Hopper ("both `input` and `input^T` quantized versions are created", TE docs
@@ -545,7 +541,7 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
     );
     w.linear_flops_per_sample(&acts) / share / gemm_rate * depth
         + w.attention_flops_per_sample(&acts) / share / attn_rate
-        + traffic / (gpu.mem_bw_gbs * 1e9 * HBM_EFFICIENCY)
+        + traffic / (gpu.mem_bw_gbs * 1e9 * gpu.hbm_efficiency)
 }
 
 /// Compute time of one micro-batch on one GPU holding 1/(tp·pp) of the model: its samples, and
