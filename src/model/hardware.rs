@@ -102,8 +102,9 @@ pub struct Gpu {
     pub mem_mib: f64,
     /// Memory bandwidth, GB/s.
     pub mem_bw_gbs: f64,
-    /// Share of `mem_bw_gbs` that streaming kernels reach (STREAM's triad: two reads and a
-    /// write, as an elementwise layer moves its operands), measured where a figure is published.
+    /// Share of `mem_bw_gbs` that streaming kernels reach (a stream benchmark's triad: two reads
+    /// and a write, as an elementwise layer moves its operands), measured where a figure is
+    /// published, else marked as an assumption.
     pub hbm_efficiency: f64,
     /// Achievable fraction of the dense 16-bit peak for large matmuls ("maximum achievable matmul
     /// FLOPS", stas00/ml-engineering `compute/accelerator/README.md`).
@@ -422,8 +423,9 @@ pub const GPUS: [Gpu; 7] = [
         ],
         mem_mib: 24_564.0, // nvidia-smi total, GeForce RTX 4090
         mem_bw_gbs: 1008.0,
-        // **Assumption**: the L40's measured share (same Ada architecture, GDDR6 memory): triad
-        // at most 803 GB/s of 864 (te42kyfo/gpu-benches `gpu-stream/l40.txt` @1c36d50).
+        // **Assumption**: the L40's measured share (the same Ada chip family; its GDDR6 against
+        // the 4090's GDDR6X): triad at most 803 GB/s of 864 (te42kyfo/gpu-benches
+        // `gpu-stream/l40.txt` @1c36d50).
         hbm_efficiency: 803.0 / 864.0,
         matmul_efficiency: 0.75,
         fp8_matmul_efficiency: 0.75,
