@@ -232,6 +232,10 @@ pub fn flash_rate_at(seq: f64, flash1: bool) -> f64 {
 /// 1.38). On Ampere FlashAttention-2 is the faster.
 const CUDNN_OVER_FA2_HOPPER: f64 = 1.59;
 
+/// H200's share of its 4.8 TB/s that BabelStream's triad reaches: 4.15 TB/s on ND H200 v5
+/// (Azure/AI-benchmarking-guide `Azure_Results/ND_H200_v5_results.md` @8fd0c6e). B200 borrows it.
+const H200_STREAM_SHARE: f64 = 4150.0 / 4800.0;
+
 /// GPUs in the catalog.
 pub const GPUS: [Gpu; 7] = [
     // V100 SXM2 32 GB — NVIDIA V100 datasheet (2020): 15.7 FP32, 125 tensor FP16; no TF32/BF16/FP8;
@@ -330,9 +334,7 @@ pub const GPUS: [Gpu; 7] = [
         ],
         mem_mib: 143_771.0, // nvidia-smi total, H200
         mem_bw_gbs: 4800.0,
-        // BabelStream triad on ND H200 v5: 4.15 TB/s of 4.8 (the same guide,
-        // `ND_H200_v5_results.md`).
-        hbm_efficiency: 4150.0 / 4800.0,
+        hbm_efficiency: H200_STREAM_SHARE,
         matmul_efficiency: 0.80,
         fp8_matmul_efficiency: 1453.4 / 1978.9,
         // As H100 (same die).
@@ -363,7 +365,7 @@ pub const GPUS: [Gpu; 7] = [
         mem_mib: 183_359.0, // nvidia-smi total, B200 (public nvidia-smi logs)
         mem_bw_gbs: 8000.0,
         // **Assumption**: H200's measured share (HBM3e too; no published stream figure for B200).
-        hbm_efficiency: 4150.0 / 4800.0,
+        hbm_efficiency: H200_STREAM_SHARE,
         matmul_efficiency: 0.78,
         fp8_matmul_efficiency: 3432.5 / 4500.0,
         // **Assumption**: H100's share (no published FA2 figure for Blackwell).
