@@ -146,6 +146,13 @@ impl Gpu {
         fabric(self.host_link).map_or(f64::INFINITY, |f| f.line_gbs * 1e9)
     }
 
+    /// What streaming kernels (elementwise layers, the optimizer step, a collective's reduction
+    /// and copies) reach of the memory, bytes/s: the datasheet bandwidth at its measured
+    /// [`Gpu::hbm_efficiency`].
+    pub fn stream_bw(&self) -> f64 {
+        self.mem_bw_gbs * 1e9 * self.hbm_efficiency
+    }
+
     /// Dense peak FLOP/s at a precision, or `None` when the chip lacks it.
     pub fn peak_flops(&self, p: Precision) -> Option<f64> {
         let i = Precision::ALL.iter().position(|q| *q == p).unwrap_or(0);

@@ -6,7 +6,7 @@
 
 use super::collective::{self, Algo, Cluster, Link, Op};
 use super::goodput;
-use super::hardware::{flash_rate_at, Precision};
+use super::hardware::{flash_rate_at, Gpu, Precision};
 use super::scenario::{Attn, Scaling, Scenario, Setup};
 use super::topology::{Placement, Routing, Topology};
 use super::units::{days_text, GIB};
@@ -47,6 +47,12 @@ const OPTIMIZER_BYTES_MIXED: f64 = 12.0;
 /// Bytes the optimizer step reads and writes per parameter it updates (Adam: read weight,
 /// grad, m, v; write weight, m, v, 16-bit copy ≈ 30 bytes), at HBM speed.
 const OPTIMIZER_TRAFFIC_BYTES: f64 = 30.0;
+
+/// The serial part of a step on `gpu`: the optimizer step over the `params` it updates,
+/// streaming through memory ([`Gpu::stream_bw`]), and the per-step host overhead, seconds.
+fn serial_time(params: f64, gpu: &Gpu) -> f64 {
+    params * OPTIMIZER_TRAFFIC_BYTES / gpu.stream_bw() + STEP_OVERHEAD_S
+}
 
 /// Compute slows while an NCCL kernel runs beside it: the collective occupies SMs (one per
 /// channel) and HBM bandwidth. Lee et al., "Characterizing Compute-Communication Overlap in
@@ -441,7 +447,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
     // Serial: the optimizer step over the parameters this GPU updates (sharded by ZeRO ≥ 1),
     // memory-bound, plus the per-step host overhead.
     let opt_params = w.params / per_gpu_share / if s.zero >= 1 { f64::from(dp) } else { 1.0 };
-    let serial = opt_params * OPTIMIZER_TRAFFIC_BYTES / (gpu.mem_bw_gbs * 1e9) + STEP_OVERHEAD_S;
+    let serial = serial_time(opt_params, gpu);
 
     // Data: the node's loader must deliver its replicas' samples within the step; loading
     // overlaps the step, so only the excess waits.
@@ -544,7 +550,7 @@ pub fn sample_time(s: &Setup, tp: u32, pp: u32) -> f64 {
     );
     w.linear_flops_per_sample(&acts) / share / gemm_rate * depth
         + w.attention_flops_per_sample(&acts) / share / attn_rate
-        + traffic / (gpu.mem_bw_gbs * 1e9 * gpu.hbm_efficiency)
+        + traffic / gpu.stream_bw()
 }
 
 /// Compute time of one micro-batch on one GPU holding 1/(tp·pp) of the model: its samples, and
@@ -747,10 +753,7 @@ fn single_gpu_time(s: &Setup, r: &StepResult) -> f64 {
             (r.micro_batches * u64::from(s.micro)) as f64,
             r.breakdown.serial,
         ),
-        Scaling::Strong => (
-            s.batch as f64,
-            w.params * OPTIMIZER_TRAFFIC_BYTES / (s.gpu.mem_bw_gbs * 1e9) + STEP_OVERHEAD_S,
-        ),
+        Scaling::Strong => (s.batch as f64, serial_time(w.params, s.gpu)),
     };
     let compute = micro_batch_time(s, 1, 1) * samples / f64::from(s.micro);
     let load = samples / s.data_rate;

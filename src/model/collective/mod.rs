@@ -532,7 +532,7 @@ fn finish(c: &Cluster, op: Op, algo: Algo, p: Protocol, bytes: f64, t: Totals) -
     } = t;
     if c.gpus <= 1 {
         // One GPU: nccl-tests still copies the buffer out of place: read + write at HBM speed.
-        time = 2.0 * bytes / (c.gpu.mem_bw_gbs * 1e9);
+        time = 2.0 * bytes / c.gpu.stream_bw();
         by_link[0] = time;
     } else {
         let launch = launch_seconds(c, algo, p);

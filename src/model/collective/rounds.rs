@@ -155,7 +155,7 @@ pub(super) struct Rates {
     node_net_bw: f64,
     /// One NIC (and one uplink port of the same speed), bytes/s.
     nic_bw: f64,
-    /// HBM, bytes/s.
+    /// HBM at its streaming rate, bytes/s ([`crate::model::hardware::Gpu::stream_bw`]).
     mem_bw: f64,
     /// Hop latency of a round inside the node, per protocol ([`hop_latencies`]).
     intra_hop: [f64; 3],
@@ -183,7 +183,7 @@ impl Rates {
             intra_bw: c.intra_bw(),
             node_net_bw: c.node_net_bw(),
             nic_bw: c.nic_bw(),
-            mem_bw: c.gpu.mem_bw_gbs * 1e9,
+            mem_bw: c.gpu.stream_bw(),
             intra_hop: hop_latencies(c, nodes, intra_link, false, false),
             net_hop: hop_latencies(c, nodes, intra_link, false, true),
         }
