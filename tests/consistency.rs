@@ -566,6 +566,41 @@ fn replicas_without_a_sample_are_named() {
     );
 }
 
+/// The idle replicas still join the gradient sync, so the busy GPUs alone are not the same step
+/// when that sync crosses a slow network: the advice gives the step the model computes for them
+/// (it said "8 GPUs take the same step" of a 16-GPU step 17 times longer over 25 Gb/s TCP).
+#[test]
+fn idle_advice_gives_the_busy_gpus_own_step() {
+    let r = step("gpus=16&scaling=strong&inter=tcp25");
+    assert_eq!(r.bottleneck.id(), "idle", "{}", r.verdict);
+    let alone = step("gpus=8&scaling=strong&inter=tcp25");
+    let claimed: f64 = r
+        .advice
+        .split(" ms step, ")
+        .nth(1)
+        .unwrap()
+        .split('×')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let real = r.times.step_ms / alone.times.step_ms;
+    assert!(real > 5.0, "the sync over TCP dominates: {real}");
+    assert!(
+        (claimed - real).abs() < 0.01,
+        "{claimed} vs {real}: {}",
+        r.advice
+    );
+    assert!(r.advice.starts_with("8 GPUs take a "), "{}", r.advice);
+    // Inside one node the idle replicas cost little: no speed-up is claimed.
+    let r = step("gpus=8&per_node=8&scaling=strong&batch=4");
+    assert!(
+        r.advice.starts_with("4 GPUs take about the same step"),
+        "{}",
+        r.advice
+    );
+}
+
 /// Failures that come faster than the job can restart, or a checkpoint interval far beyond the
 /// time between failures, end nothing: the verdict says the run never finishes, and the
 /// interval it advises does restore the run.

@@ -865,7 +865,7 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
             .map(|r2| step / r2.breakdown.total())
             .unwrap_or(1.0)
     };
-    if let Some(v) = run_verdict(&setup, r, amount) {
+    if let Some(v) = run_verdict(sc, &setup, r, amount) {
         return v;
     }
     if amount < 0.1 * step {
@@ -960,12 +960,36 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
 /// checkpoints when one takes more of the elapsed time than the step's own largest wait
 /// (`step_wait` seconds) and at least a tenth of it. Shares of elapsed time: a run
 /// spends `ettr` of it in steps, each `straggler` longer than the step as modelled.
-fn run_verdict(s: &Setup, r: &StepResult, step_wait: f64) -> Option<Verdict> {
+fn run_verdict(sc: &Scenario, s: &Setup, r: &StepResult, step_wait: f64) -> Option<Verdict> {
     let step = r.breakdown.total();
     let g = goodput::goodput(s, r);
     let idle = 1.0 - f64::from(s.dp_active) / f64::from(s.dp);
     if idle >= 0.1 {
         let busy = s.dp_active * s.tp * s.pp;
+        let keep_busy = format!(
+            "a batch of {} samples or more keeps all {} busy.",
+            u64::from(s.dp) * u64::from(s.micro),
+            s.gpus
+        );
+        // The idle replicas still join the gradient sync (frameworks hand every rank a sample
+        // or refuse; none drops ranks), so the busy GPUs alone are not always as fast: asked.
+        let alone = Scenario {
+            gpus: busy,
+            ..sc.clone()
+        };
+        let advice = match evaluate(&alone).map(|r2| r2.breakdown.total()) {
+            Ok(t) if step / t > 1.05 => format!(
+                "{busy} {} a {:.0} ms step, {:.2}× faster: the idle replicas still join the gradient sync, over more of the network; {keep_busy}",
+                if busy == 1 { "GPU takes" } else { "GPUs take" },
+                1e3 * t,
+                step / t
+            ),
+            Ok(_) => format!(
+                "{busy} {} about the same step; {keep_busy}",
+                if busy == 1 { "GPU takes" } else { "GPUs take" }
+            ),
+            Err(_) => format!("{}{}", keep_busy[..1].to_uppercase(), &keep_busy[1..]),
+        };
         return Some(Verdict::new(
             Bottleneck::Idle,
             format!(
@@ -980,12 +1004,7 @@ fn run_verdict(s: &Setup, r: &StepResult, step_wait: f64) -> Option<Verdict> {
                 s.dp_active,
                 s.dp
             ),
-            format!(
-                "{busy} {} the same step; a batch of {} samples or more keeps all {} busy.",
-                if busy == 1 { "GPU takes" } else { "GPUs take" },
-                u64::from(s.dp) * u64::from(s.micro),
-                s.gpus
-            ),
+            advice,
         ));
     }
     let rel = g.reliability;
