@@ -134,6 +134,8 @@ pub struct Workload {
     /// The output head multiplies by the input embedding table (BERT's masked-LM decoder reuses
     /// its weights), so its V·h weights are counted once, as the lookup table, not as a layer's.
     pub head_is_lookup_table: bool,
+    /// The transformer layer's widths (the GEMM shapes and stored activations follow them).
+    pub layout: Layout,
 }
 
 /// Transformer GEMMs (attention and MLP matmuls, counted by [`Workload::hardware_flops_per_sample`])
@@ -169,37 +171,75 @@ pub const GEMM_K0: f64 = 130.0;
 /// A GEMM's fixed time, seconds: kernel start-up and tail, the second term of the XLA fit above.
 pub const GEMM_FIXED_S: f64 = 5e-6;
 
-/// Key/value projections relative to h and the SwiGLU MLP's width relative to h, as in Llama 3
-/// 8B (8 key/value heads of 32, 14,336/4,096: Llama 3 paper, Table 3). **Assumption**: every
-/// transformer is laid out so for [`Recompute::Ops`] (Llama 3 70B has 1/8 and 3.5, 405B 1/16 and
-/// 3.25: 15.25·h and 15.1·h kept instead of 15.5·h); the stored-activation count below
-/// (34·s·h) makes the same assumption.
-const KV_SHARE: f64 = 0.25;
-const MLP_WIDTH: f64 = 3.5;
+/// A transformer layer's widths relative to h: its key/value projections (key/value heads over
+/// attention heads, grouped-query attention) and its SwiGLU MLP's width.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Layout {
+    /// Key/value heads over attention heads.
+    pub kv_share: f64,
+    /// The MLP's hidden width over h.
+    pub mlp_width: f64,
+}
 
-/// A layer's matmuls in forward order, each as (output width, input width) in units of h:
-/// q, k, v, the attention output, the MLP's gate and up projections and its down projection
-/// (torchtitan's Llama layer: `wq, wk, wv, wo, w1, w3, w2`).
-const LAYER_MATMULS: [(f64, f64); 7] = [
-    (1.0, 1.0),
-    (KV_SHARE, 1.0),
-    (KV_SHARE, 1.0),
-    (1.0, 1.0),
-    (MLP_WIDTH, 1.0),
-    (MLP_WIDTH, 1.0),
-    (1.0, MLP_WIDTH),
-];
+impl Layout {
+    /// Llama 3 8B: 8 key/value heads of 32, an MLP of 14,336 over 4,096 (Dubey et al. 2024,
+    /// Table 3). **Assumption**: every transformer without a layout of its own (the custom
+    /// models, GPT and BERT presets) is laid out so; its stored activations (34·s·h,
+    /// [`Layout::stored_bytes_per_token`]) are Korthikanti et al.'s GPT layer's too.
+    pub const LLAMA3_8B: Layout = Layout {
+        kv_share: 0.25,
+        mlp_width: 3.5,
+    };
+    /// Llama 3 70B: 8 key/value heads of 64, 28,672 over 8,192 (Table 3).
+    pub const LLAMA3_70B: Layout = Layout {
+        kv_share: 0.125,
+        mlp_width: 3.5,
+    };
+    /// Llama 3 405B: 8 key/value heads of 128, 53,248 over 16,384 (Table 3).
+    pub const LLAMA3_405B: Layout = Layout {
+        kv_share: 0.0625,
+        mlp_width: 3.25,
+    };
 
-/// A layer's GEMMs as Megatron-Core and Transformer Engine launch them: QKV fused, the attention
-/// output, the MLP's gate and up projections fused, its down projection; each as (output width,
-/// input width) in units of h, and whether tensor parallelism splits its input (row-parallel)
-/// rather than its output. Widths as [`LAYER_MATMULS`].
-const FUSED_LAYER_GEMMS: [(f64, f64, bool); 4] = [
-    (1.0 + 2.0 * KV_SHARE, 1.0, false),
-    (1.0, 1.0, true),
-    (2.0 * MLP_WIDTH, 1.0, false),
-    (1.0, MLP_WIDTH, true),
-];
+    /// Bytes per token and unit of h a layer stores for its backward pass, 16-bit, without
+    /// dropout: the two norms' inputs and outputs (8), q and the attention output (4), k and v
+    /// (4·kv_share), the MLP's gate, up and their product (6·mlp_width). 34 for Llama 3 8B,
+    /// which is also Korthikanti et al.'s count for a GPT layer (with its dropout masks and a
+    /// 4h MLP); 31.75 for 405B.
+    pub fn stored_bytes_per_token(&self) -> f64 {
+        12.0 + 4.0 * self.kv_share + 6.0 * self.mlp_width
+    }
+
+    /// The layer's matmuls in forward order, each as (output width, input width) in units of
+    /// h: q, k, v, the attention output, the MLP's gate and up projections and its down
+    /// projection (torchtitan's Llama layer: `wq, wk, wv, wo, w1, w3, w2`).
+    fn matmuls(&self) -> [(f64, f64); 7] {
+        let (kv, mlp) = (self.kv_share, self.mlp_width);
+        [
+            (1.0, 1.0),
+            (kv, 1.0),
+            (kv, 1.0),
+            (1.0, 1.0),
+            (mlp, 1.0),
+            (mlp, 1.0),
+            (1.0, mlp),
+        ]
+    }
+
+    /// The layer's GEMMs as Megatron-Core and Transformer Engine launch them: QKV fused, the
+    /// attention output, the MLP's gate and up projections fused, its down projection; each as
+    /// (output width, input width) in units of h, and whether tensor parallelism splits its
+    /// input (row-parallel) rather than its output.
+    fn fused_gemms(&self) -> [(f64, f64, bool); 4] {
+        let (kv, mlp) = (self.kv_share, self.mlp_width);
+        [
+            (1.0 + 2.0 * kv, 1.0, false),
+            (1.0, 1.0, true),
+            (2.0 * mlp, 1.0, false),
+            (1.0, mlp, true),
+        ]
+    }
+}
 
 /// Under [`Recompute::Ops`], the matmuls whose outputs are kept: the 1st, 3rd, 5th and 7th
 /// (torchtitan's policy counts matmuls and recomputes every second one).
@@ -208,11 +248,12 @@ fn ops_kept(i: usize) -> bool {
 }
 
 /// Under [`Recompute::Ops`], the share of the dense layers' forward FLOPs that the backward pass
-/// recomputes: the skipped matmuls' share of the layer's matmul FLOPs (4.75/13 for Llama 3).
-pub fn ops_recomputed_share() -> f64 {
+/// recomputes: the skipped matmuls' share of the layer's matmul FLOPs (4.75/13 for Llama 3 8B).
+pub fn ops_recomputed_share(layout: &Layout) -> f64 {
     let flops = |(o, i): &(f64, f64)| o * i;
-    let all: f64 = LAYER_MATMULS.iter().map(flops).sum();
-    let skipped: f64 = LAYER_MATMULS
+    let matmuls = layout.matmuls();
+    let all: f64 = matmuls.iter().map(flops).sum();
+    let skipped: f64 = matmuls
         .iter()
         .enumerate()
         .filter(|(i, _)| !ops_kept(*i))
@@ -229,9 +270,10 @@ pub fn ops_recomputed_share() -> f64 {
 /// `RowwiseParallel(output_layouts=Shard(1))`), the layer input is split and the two
 /// reduce-scatters' outputs are kept too (`_save_list` has `reduce_scatter_tensor`).
 /// 15.5·h at t = 1, 4.2·h for Llama 3 8B at t = 8.
-fn ops_kept_bytes_per_token(h: f64, t: f64, sp: bool) -> f64 {
-    let down = LAYER_MATMULS.len() - 1;
-    let kept: f64 = LAYER_MATMULS
+fn ops_kept_bytes_per_token(layout: &Layout, h: f64, t: f64, sp: bool) -> f64 {
+    let matmuls = layout.matmuls();
+    let down = matmuls.len() - 1;
+    let kept: f64 = matmuls
         .iter()
         .enumerate()
         .filter(|(i, _)| ops_kept(*i))
@@ -342,6 +384,7 @@ pub const PRESETS: [Workload; 7] = [
         untied_embeddings: false,
         loss_token_share: 1.0,
         head_is_lookup_table: false,
+        layout: Layout::LLAMA3_8B,
     },
     Workload {
         id: "bert-large",
@@ -360,6 +403,7 @@ pub const PRESETS: [Workload; 7] = [
         untied_embeddings: true,
         loss_token_share: 0.15,
         head_is_lookup_table: true,
+        layout: Layout::LLAMA3_8B,
     },
     Workload {
         id: "gpt2-xl",
@@ -378,6 +422,7 @@ pub const PRESETS: [Workload; 7] = [
         untied_embeddings: false,
         loss_token_share: 1.0,
         head_is_lookup_table: false,
+        layout: Layout::LLAMA3_8B,
     },
     Workload {
         id: "llama3-8b",
@@ -396,6 +441,7 @@ pub const PRESETS: [Workload; 7] = [
         untied_embeddings: true,
         loss_token_share: 1.0,
         head_is_lookup_table: false,
+        layout: Layout::LLAMA3_8B,
     },
     Workload {
         id: "llama3-70b",
@@ -414,6 +460,7 @@ pub const PRESETS: [Workload; 7] = [
         untied_embeddings: true,
         loss_token_share: 1.0,
         head_is_lookup_table: false,
+        layout: Layout::LLAMA3_70B,
     },
     Workload {
         id: "llama3-405b",
@@ -432,6 +479,7 @@ pub const PRESETS: [Workload; 7] = [
         untied_embeddings: true,
         loss_token_share: 1.0,
         head_is_lookup_table: false,
+        layout: Layout::LLAMA3_405B,
     },
     Workload {
         id: "gpt3-175b",
@@ -450,6 +498,7 @@ pub const PRESETS: [Workload; 7] = [
         untied_embeddings: false,
         loss_token_share: 1.0,
         head_is_lookup_table: false,
+        layout: Layout::LLAMA3_8B,
     },
 ];
 
@@ -492,6 +541,7 @@ pub fn custom_transformer(layers: u32, hidden: u32, heads: u32, seq: u32, vocab:
         untied_embeddings: false,
         loss_token_share: 1.0,
         head_is_lookup_table: false,
+        layout: Layout::LLAMA3_8B,
     }
 }
 
@@ -515,6 +565,7 @@ pub fn custom_generic(params: f64, flops_per_sample: f64, tokens: Option<f64>) -
         untied_embeddings: false,
         loss_token_share: 1.0,
         head_is_lookup_table: false,
+        layout: Layout::LLAMA3_8B,
     }
 }
 
@@ -610,7 +661,7 @@ impl Workload {
     fn recomputed_dense_flops(&self, r: Recompute) -> f64 {
         let share = match r {
             Recompute::Full => 1.0,
-            Recompute::Ops => ops_recomputed_share(),
+            Recompute::Ops => ops_recomputed_share(&self.layout),
             Recompute::None | Recompute::Selective => 0.0,
         };
         match self.arch {
@@ -716,9 +767,10 @@ impl Workload {
     /// and 3): s·h·(10 + 24/t + 5·a·s/(h·t)) with tensor parallelism alone, s·h·(34 + 5·a·s/h)/t
     /// with sequence parallelism, which also splits the layer norms and dropouts. The 5·a·s/h
     /// term is the stored attention scores, softmax and dropout mask: FlashAttention (Dao et al.
-    /// 2022) never stores them, nor does selective recomputation. The 34·s·h fits Llama-style
-    /// layers too: without dropout, with GQA and a SwiGLU MLP of 3.5·h the stored tensors are
-    /// 12·h + 4·h·g/a + 6·3.5·h ≈ 34·h bytes per token (g/a = ¼).
+    /// 2022) never stores them, nor does selective recomputation. The 34 is the layout's
+    /// [`Layout::stored_bytes_per_token`] (Llama 3 8B's and a GPT layer's; 405B's
+    /// grouped-query attention and narrower MLP store 31.75), of which the 10 that tensor
+    /// parallelism alone leaves whole stay whole.
     fn layer_activation_bytes(&self, a: &Activations, scores: bool) -> f64 {
         match self.arch {
             Arch::Transformer {
@@ -731,10 +783,11 @@ impl Workload {
                     f64::from(a.tp),
                 );
                 let scores = if scores { 5.0 * n * s / h / t } else { 0.0 };
+                let stored = self.layout.stored_bytes_per_token();
                 let linear = if a.sp || a.tp == 1 {
-                    34.0 / t
+                    stored / t
                 } else {
-                    10.0 + 24.0 / t
+                    10.0 + (stored - 10.0) / t
                 };
                 s * h * (linear + scores)
             }
@@ -766,7 +819,12 @@ impl Workload {
             (Recompute::Full, _) => 1.0,
             (Recompute::Ops, Arch::Transformer { hidden, seq, .. }) if layer > 0.0 => {
                 let kept = f64::from(seq)
-                    * ops_kept_bytes_per_token(f64::from(hidden), f64::from(a.tp), a.sp);
+                    * ops_kept_bytes_per_token(
+                        &self.layout,
+                        f64::from(hidden),
+                        f64::from(a.tp),
+                        a.sp,
+                    );
                 (1.0 - kept / layer).max(0.0)
             }
             _ => 0.0,
@@ -787,7 +845,9 @@ impl Workload {
                         let split = if a.sp { f64::from(a.tp) } else { 1.0 };
                         s * h * 2.0 / split
                     }
-                    Recompute::Ops => s * ops_kept_bytes_per_token(h, f64::from(a.tp), a.sp),
+                    Recompute::Ops => {
+                        s * ops_kept_bytes_per_token(&self.layout, h, f64::from(a.tp), a.sp)
+                    }
                     Recompute::None | Recompute::Selective => {
                         self.layer_activation_bytes(a, a.stores_scores())
                     }
@@ -876,7 +936,7 @@ impl Workload {
 
     /// How much longer a transformer layer's GEMMs take than at the GPU's best-shape rate, from
     /// their reduction depths K: (1 + k0/K) times ([`GEMM_K0`]), averaged over the layer's
-    /// GEMMs (`FUSED_LAYER_GEMMS`) weighted by their FLOPs, forward (K = the input width, split
+    /// GEMMs ([`Layout`]'s fused GEMMs) weighted by their FLOPs, forward (K = the input width, split
     /// by `tp` for the row-parallel attention output and MLP down projection), input gradient
     /// (K = the output width, split by `tp` for the column-parallel QKV and gate/up) and weight
     /// gradient (K = the micro-batch's `tokens`). 1 for a model that is not a transformer.
@@ -887,7 +947,7 @@ impl Workload {
         let (h, t) = (f64::from(hidden), f64::from(tp));
         let slower = |k: f64| 1.0 + GEMM_K0 / k;
         let (mut time, mut flops) = (0.0, 0.0);
-        for (o, w, row_parallel) in FUSED_LAYER_GEMMS {
+        for (o, w, row_parallel) in self.layout.fused_gemms() {
             let (k_forward, k_input_grad) = if row_parallel {
                 (w * h / t, o * h)
             } else {
@@ -921,7 +981,7 @@ impl Workload {
     }
 
     /// GEMM launches in one micro-batch's forward and backward passes: per layer the four
-    /// forward GEMMs of `FUSED_LAYER_GEMMS` and eager attention's two batched matmuls, each
+    /// forward GEMMs of [`Layout`]'s fused GEMMs and eager attention's two batched matmuls, each
     /// with an input- and a weight-gradient GEMM behind it (12 and 6), and the four forward GEMMs
     /// again under full recomputation; and the output layer's three. 0 for a model that is not a
     /// transformer.
@@ -961,6 +1021,37 @@ impl Workload {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A layer stores what its own widths make it keep: Llama 3 8B's 34·h a token (Korthikanti
+    /// et al.'s count for a GPT layer too), 70B's 33.5·h and 405B's 31.75·h; each preset
+    /// carries its layout, and shape keys keep it.
+    #[test]
+    fn each_llama_preset_stores_its_own_layer() {
+        let per_token = |id: &str| preset(id).map(|w| w.layout.stored_bytes_per_token());
+        assert_eq!(per_token("llama3-8b"), Some(34.0));
+        assert_eq!(per_token("llama3-70b"), Some(33.5));
+        assert_eq!(per_token("llama3-405b"), Some(31.75));
+        assert_eq!(per_token("gpt3-175b"), Some(34.0));
+        let w = preset("llama3-405b").unwrap();
+        let a = Activations {
+            recompute: Recompute::None,
+            eager: false,
+            tp: 8,
+            sp: true,
+        };
+        let (s, h) = (8192.0, 16384.0);
+        let layer = w.activation_bytes_per_sample(&a, 1.0) / f64::from(w.layers());
+        assert!(
+            (layer / (31.75 * s * h / 8.0) - 1.0).abs() < 1e-12,
+            "{layer}"
+        );
+        // Operator-level checkpointing keeps 405B's narrower v and gate outputs: 14.625·h at t = 1.
+        let kept = ops_kept_bytes_per_token(&w.layout, 1.0, 1.0, false);
+        assert!((kept - 14.625).abs() < 1e-12, "{kept}");
+        assert!(
+            (ops_kept_bytes_per_token(&Layout::LLAMA3_8B, 1.0, 1.0, false) - 15.5).abs() < 1e-12
+        );
+    }
 
     /// ResNet-50's batch norms, ReLUs and residual adds are timed at HBM speed, apart from its
     /// convolutions: four passes over the 42 MB it keeps per image in 16 bits, and full
