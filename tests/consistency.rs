@@ -939,3 +939,18 @@ fn the_sync_advice_weighs_the_fabrics_levers_and_ties() {
     );
     assert!(!tie.advice.contains("latency-bound"), "{}", tie.advice);
 }
+
+/// A step that computes is advised the GPU's fastest math, with the speed-up the model gives
+/// it, and is not told "lower precision" when it already runs the fastest the GPU has.
+#[test]
+fn compute_advice_names_faster_math_only_where_there_is_some() {
+    let r = step("gpus=8");
+    assert_eq!(r.bottleneck.id(), "compute", "{}", r.verdict);
+    let claimed: f64 = r.advice.split("precision=fp8 → ").nth(1).unwrap()[..4]
+        .parse()
+        .unwrap();
+    let real = r.times.step_ms / step("gpus=8&precision=fp8").times.step_ms;
+    assert!((claimed - real).abs() < 0.01, "{claimed} vs {real}");
+    let r = step("gpus=8&precision=fp8");
+    assert!(!r.advice.contains("precision"), "{}", r.advice);
+}

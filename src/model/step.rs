@@ -875,8 +875,7 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
                 "The GPUs compute {:.0} % of the step: this scales well.",
                 pct(b.compute)
             ),
-            "Faster GPUs or lower precision would help most; the network is not the limit here."
-                .to_string(),
+            compute_advice(sc, &setup, step),
         );
     }
     match kind {
@@ -952,6 +951,32 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
             ),
             "A larger batch per step spreads the serial part (Amdahl's law).".to_string(),
         ),
+    }
+}
+
+/// What helps a step that computes: the GPU's fastest math where it is not already used,
+/// re-run by the model (FP8 on an H100 training in bf16, TF32 or FP16 on an A100 in FP32), else
+/// faster GPUs alone (it said "lower precision" to a run already in the GPU's fastest).
+fn compute_advice(sc: &Scenario, s: &Setup, step: f64) -> String {
+    let peak = |p: Precision| s.gpu.peak_flops(p).unwrap_or(0.0);
+    let faster = Precision::ALL
+        .into_iter()
+        .filter(|&p| peak(p) > peak(s.precision))
+        .max_by(|&a, &b| peak(a).total_cmp(&peak(b)))
+        .and_then(|p| {
+            let lower = Scenario {
+                precision: Some(p),
+                ..sc.clone()
+            };
+            let t = evaluate(&lower).ok()?.breakdown.total();
+            (step / t > 1.05).then_some((p, step / t))
+        });
+    match faster {
+        Some((p, x)) => format!(
+            "Faster math would help most: precision={} → {x:.2}× faster (or faster GPUs); the network is not the limit here.",
+            p.id()
+        ),
+        None => "Faster GPUs would help most; the network is not the limit here.".to_string(),
     }
 }
 
