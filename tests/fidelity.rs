@@ -200,6 +200,26 @@ fn meta_405b_configuration_fits_as_published() {
     assert!(at_8b > r.memory_capacity_gib, "{at_8b}");
 }
 
+/// Fix 7: Llama 3 405B's published pipeline, 126 layers in 16 stages × 8 virtual stages with the
+/// embedding and the output layer each alone in a chunk (Dubey et al. 2024 §3.3.2), is a layout
+/// the model runs (it refused 128 chunks for 126 layers); one chunk more is refused by name.
+#[test]
+fn pipeline_chunks_may_hold_the_embedding_and_the_output_layer_alone() {
+    let q = "model=llama3-405b&gpus=16384&tp=8&pp=16&micro=1&batch=2048";
+    let v8 = step(&format!("{q}&vpp=8"));
+    let v4 = step(&format!("{q}&vpp=4"));
+    assert!((v4.times.bubble_ms / v8.times.bubble_ms - 2.0).abs() < 0.05);
+    let err = Scenario::parse(&format!("{q}&vpp=9"))
+        .and_then(|sc| sc.setup())
+        .unwrap_err();
+    assert_eq!(err.key, "pp+vpp");
+    assert!(
+        err.message.contains("embedding and output layer"),
+        "{}",
+        err.message
+    );
+}
+
 /// Fix 8: TCP is bound by the host's socket path, not the wire, at 100 GbE.
 #[test]
 fn tcp_sockets_are_host_bound() {

@@ -921,12 +921,17 @@ impl Scenario {
                 ),
             ));
         }
-        if pp * vpp > workload.layers() {
+        if pp * vpp > workload.most_pipeline_chunks() {
             return Err(ModelError::new(
                 if vpp > 1 { "pp+vpp" } else { "pp" },
                 format!(
-                    "pp×vpp = {pp}×{vpp} model chunks exceed the model's {} layers",
-                    workload.layers()
+                    "pp×vpp = {pp}×{vpp} model chunks exceed the model's {} layers{}",
+                    workload.layers(),
+                    if workload.most_pipeline_chunks() > workload.layers() {
+                        " and the two chunks of its embedding and output layer"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }

@@ -1483,7 +1483,7 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         f(&mut s);
         // The plain schedule where the stages have too few layers to interleave, or (before
         // the batch is given up) too few micro-batches for it.
-        if s.vpp > 1 && (s.pp == 1 || s.pp * s.vpp > layers || s.setup().is_err()) {
+        if s.vpp > 1 && (s.pp == 1 || s.setup().is_err()) {
             s.vpp = 1;
             changes.push(("vpp", "1".into()));
         }

@@ -1016,6 +1016,20 @@ impl Workload {
             Arch::Generic { .. } => 50,
         }
     }
+
+    /// The most pipeline model chunks (stages × virtual stages) the model splits into: one a
+    /// layer, and a transformer's embedding and its output layer with the loss each alone in a
+    /// chunk of their own, as Llama 3 405B ran (126 layers in 16 × 8 chunks: "the first model
+    /// chunk on the first stage has only the embedding, and the last model chunk on the last
+    /// stage has only output projection and loss calculation", Dubey et al. 2024 §3.3.2;
+    /// Megatron-LM's `--account-for-embedding-in-pipeline-split` and
+    /// `--account-for-loss-in-pipeline-split` count them so).
+    pub fn most_pipeline_chunks(&self) -> u32 {
+        match self.arch {
+            Arch::Transformer { layers, .. } => layers + 2,
+            Arch::Generic { .. } => self.layers(),
+        }
+    }
 }
 
 #[cfg(test)]
