@@ -593,12 +593,22 @@ fn idle_advice_gives_the_busy_gpus_own_step() {
     );
     assert!(r.advice.starts_with("8 GPUs take a "), "{}", r.advice);
     // Inside one node the idle replicas cost little: no speed-up is claimed.
-    let r = step("gpus=8&per_node=8&scaling=strong&batch=4");
+    let r = step("gpus=8&per_node=8&scaling=strong&batch=4&model=gpt2-xl");
     assert!(
         r.advice.starts_with("4 GPUs take about the same step"),
         "{}",
         r.advice
     );
+    // Nor is a count that cannot hold the model: the idle replicas hold ZeRO shards (it said
+    // "4 GPUs take about the same step" of a setup that needs 78 GiB a GPU there).
+    let r = step("gpus=8&per_node=8&scaling=strong&batch=4");
+    assert!(
+        r.advice
+            .starts_with("4 GPUs alone would need 78 GiB a GPU of 72 usable"),
+        "{}",
+        r.advice
+    );
+    assert!(!step("gpus=4&per_node=8&scaling=strong&batch=4").fits);
 }
 
 /// Failures that come faster than the job can restart, or a checkpoint interval far beyond the

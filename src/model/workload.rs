@@ -241,6 +241,13 @@ impl Layout {
     }
 }
 
+/// Bytes per token and unit of h a layer keeps whole on every tensor-parallel rank without
+/// sequence parallelism: Korthikanti et al. 2022's 10 for a GPT layer (its two layer norms'
+/// inputs, the inputs of the QKV and first MLP matmuls, and two dropout masks). **Assumption**:
+/// the same for every layout; a Llama layer, without dropout, keeps 8 (its norms' inputs and
+/// outputs), so this overstates a Llama layer under tp without sp by 2·s·h a layer.
+const WHOLE_WITHOUT_SP: f64 = 10.0;
+
 /// Under [`Recompute::Ops`], the matmuls whose outputs are kept: the 1st, 3rd, 5th and 7th
 /// (torchtitan's policy counts matmuls and recomputes every second one).
 fn ops_kept(i: usize) -> bool {
@@ -769,8 +776,8 @@ impl Workload {
     /// term is the stored attention scores, softmax and dropout mask: FlashAttention (Dao et al.
     /// 2022) never stores them, nor does selective recomputation. The 34 is the layout's
     /// [`Layout::stored_bytes_per_token`] (Llama 3 8B's and a GPT layer's; 405B's
-    /// grouped-query attention and narrower MLP store 31.75), of which the 10 that tensor
-    /// parallelism alone leaves whole stay whole.
+    /// grouped-query attention and narrower MLP store 31.75), of which [`WHOLE_WITHOUT_SP`]
+    /// stay whole on every rank without sequence parallelism.
     fn layer_activation_bytes(&self, a: &Activations, scores: bool) -> f64 {
         match self.arch {
             Arch::Transformer {
@@ -787,7 +794,7 @@ impl Workload {
                 let linear = if a.sp || a.tp == 1 {
                     stored / t
                 } else {
-                    10.0 + (stored - 10.0) / t
+                    WHOLE_WITHOUT_SP + (stored - WHOLE_WITHOUT_SP) / t
                 };
                 s * h * (linear + scores)
             }
@@ -1065,6 +1072,11 @@ mod tests {
         assert!(
             (ops_kept_bytes_per_token(&Layout::LLAMA3_8B, 1.0, 1.0, false) - 15.5).abs() < 1e-12
         );
+        // Shape keys change the shape, not the layer's proportions.
+        let longer = crate::model::scenario::Scenario::parse("model=llama3-405b&seq=4096&gpus=8")
+            .and_then(|sc| sc.setup())
+            .unwrap();
+        assert_eq!(longer.workload.layout, Layout::LLAMA3_405B);
     }
 
     /// ResNet-50's batch norms, ReLUs and residual adds are timed at HBM speed, apart from its
