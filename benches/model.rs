@@ -3,9 +3,11 @@
 //! intra/inter pair × every algorithm well under 1 ms; the explorer's full recompute
 //! (scaling curve + four comparison curves) within a frame.
 
+#[path = "shared/sweep.rs"]
+mod sweep;
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use gpu_scaling_lab::model::collective::{cost, Algo, Op};
-use gpu_scaling_lab::model::hardware::{FABRICS, GPUS, NETWORKS};
 use gpu_scaling_lab::model::scenario::Scenario;
 use gpu_scaling_lab::render::series;
 
@@ -26,47 +28,10 @@ fn bench(c: &mut Criterion) {
         })
     });
 
-    let counts: Vec<u32> = (0..=16).map(|e| 1u32 << e).collect();
-    let algos = [Algo::Ring, Algo::Tree, Algo::Rhd, Algo::Hier];
-    // NVLink and xGMI come with their GPU; any GPU sits on PCIe.
-    let gpu_of: Vec<_> = FABRICS
-        .iter()
-        .map(|f| {
-            let h100 = Scenario::default().gpu;
-            if h100.can_use(f) {
-                h100
-            } else {
-                GPUS.iter().find(|g| g.can_use(f)).unwrap_or(h100)
-            }
-        })
-        .collect();
+    let gpu_of = sweep::gpu_of_fabrics();
     c.bench_function(
         "sweep: 17 counts × 8 fabrics × 11 networks × 4 algorithms",
-        |b| {
-            b.iter(|| {
-                let mut total = 0.0;
-                for (f, gpu) in FABRICS.iter().zip(&gpu_of) {
-                    for n in NETWORKS.iter().skip(1) {
-                        for &g in &counts {
-                            let sc = Scenario {
-                                gpus: g,
-                                gpu,
-                                intra: Some(f),
-                                inter: Some(n),
-                                ..Scenario::default()
-                            };
-                            let cl = sc.setup().unwrap().cluster();
-                            for a in algos {
-                                if let Ok(r) = cost(&cl, Op::AllReduce, a, 1073741824.0) {
-                                    total += r.time_s;
-                                }
-                            }
-                        }
-                    }
-                }
-                black_box(total)
-            })
-        },
+        |b| b.iter(|| black_box(sweep::run_sweep(black_box(&gpu_of)))),
     );
 
     let sc =
