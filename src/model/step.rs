@@ -992,7 +992,7 @@ fn run_verdict(sc: &Scenario, s: &Setup, r: &StepResult, step_wait: f64) -> Opti
     if idle >= 0.1 {
         let busy = s.dp_active * s.tp * s.pp;
         let keep_busy = format!(
-            "a batch of {} samples or more keeps all {} busy.",
+            "A batch of {} samples or more keeps all {} busy.",
             u64::from(s.dp) * u64::from(s.micro),
             s.gpus
         );
@@ -1006,7 +1006,7 @@ fn run_verdict(sc: &Scenario, s: &Setup, r: &StepResult, step_wait: f64) -> Opti
         let take = if busy == 1 { "GPU takes" } else { "GPUs take" };
         let advice = match evaluate(&alone) {
             Ok(r2) if !r2.memory.fits() => format!(
-                "{busy} {} alone would need {:.0} GiB{} of {:.0} usable{}; {keep_busy}",
+                "{busy} {} alone would need {:.0} GiB{} of {:.0} usable{}. {keep_busy}",
                 if busy == 1 { "GPU" } else { "GPUs" },
                 r2.memory.total() / GIB,
                 if busy == 1 { "" } else { " a GPU" },
@@ -1022,22 +1022,18 @@ fn run_verdict(sc: &Scenario, s: &Setup, r: &StepResult, step_wait: f64) -> Opti
                 let ms = 1e3 * r2.breakdown.total();
                 if x > 1.05 {
                     format!(
-                        "{busy} {take} a {ms:.0} ms step, {x:.2}× faster: the idle replicas still join the gradient sync, over more of the network; {keep_busy}"
+                        "{busy} {take} a {ms:.0} ms step, {x:.2}× faster: the idle replicas still join the gradient sync, over more of the network. {keep_busy}"
                     )
                 } else if x < 0.95 {
                     format!(
-                        "{busy} {take} a {ms:.0} ms step, {:.2}× slower; {keep_busy}",
+                        "{busy} {take} a {ms:.0} ms step, {:.2}× slower. {keep_busy}",
                         1.0 / x
                     )
                 } else {
-                    format!("{busy} {take} about the same step; {keep_busy}")
+                    format!("{busy} {take} about the same step. {keep_busy}")
                 }
             }
-            Err(_) => format!(
-                "A batch of {} samples or more keeps all {} busy.",
-                u64::from(s.dp) * u64::from(s.micro),
-                s.gpus
-            ),
+            Err(_) => keep_busy,
         };
         return Some(Verdict::new(
             Bottleneck::Idle,
