@@ -1018,8 +1018,8 @@ fn run_verdict(sc: &Scenario, s: &Setup, r: &StepResult, step_wait: f64) -> Opti
                 }
             ),
             Ok(r2) => {
-                let x = step / r2.breakdown.total();
-                let ms = 1e3 * r2.breakdown.total();
+                let t = r2.breakdown.total();
+                let (x, ms) = (step / t, 1e3 * t);
                 if x > 1.05 {
                     format!(
                         "{busy} {take} a {ms:.0} ms step, {x:.2}× faster: the idle replicas still join the gradient sync, over more of the network. {keep_busy}"
