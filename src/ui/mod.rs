@@ -112,6 +112,11 @@ pub fn App() -> impl IntoView {
     // does. Debounced: replaceState costs about a millisecond and Chrome throttles frequent
     // calls, so the hash follows a dragged slider once it rests.
     let pending = StoredValue::new(None::<TimeoutHandle>);
+    // The address as the page last wrote or followed it. Back changes the address at once but
+    // dispatches its hashchange as a later task: a timer that runs between the two finds the
+    // address moved under it and leaves it to the hashchange, instead of writing the view Back
+    // left over the entry Back arrived at (seen under load: Back then never reached that view).
+    let known = StoredValue::new(read_hash());
     Effect::new(move |_| {
         // Tracks everything the hash is made of; the timer writes the view as it is then.
         let _ = lab.hash();
@@ -120,11 +125,16 @@ pub fn App() -> impl IntoView {
         }
         let t = set_timeout_with_handle(
             move || {
+                if read_hash() != known.get_value() {
+                    return;
+                }
                 let push = lab.push_next.get_value() && lab.embed.get_value().is_none();
                 lab.push_next.set_value(false);
                 // The view as it is now: Back pressed twice quickly must not write an older view
                 // over the entry it arrived at.
-                write_hash(&lab.hash(), push)
+                let view = lab.hash();
+                write_hash(&view, push);
+                known.set_value(view);
             },
             std::time::Duration::from_millis(120),
         );
@@ -133,6 +143,7 @@ pub fn App() -> impl IntoView {
     // A hash edited by hand (or by an embedding page) reloads the view.
     let listener = window_event_listener(leptos::ev::hashchange, move |_| {
         let h = read_hash();
+        known.set_value(h.clone());
         if h != lab.hash() {
             lab.follow(&h);
         }
