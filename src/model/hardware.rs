@@ -671,7 +671,8 @@ pub struct Network {
     pub gbps: f64,
     /// Achievable fraction of line rate.
     pub efficiency: f64,
-    /// Extra per-hop latency over NCCL's RDMA figure, µs (TCP's kernel stack).
+    /// Extra per-hop latency over NCCL's RDMA figure, µs (TCP's kernel stack, RoCE's Ethernet
+    /// ports).
     pub extra_latency_us: f64,
 }
 
@@ -691,6 +692,15 @@ const RDMA_EFF_400G: f64 = 48.5 / 50.0;
 /// RoCE v2 carries ~4 % more header than IB (Ethernet+IP+UDP+BTH vs LRH+BTH on 4 KiB MTU);
 /// **assumption**: 0.96 of the IB fraction.
 const ROCE_FACTOR: f64 = 0.96;
+/// A RoCE message pays 0.2 µs more than the same message over InfiniBand: UCX's performance
+/// model adds 200 ns to an Ethernet port's latency over an IB port's 600 ns (openucx/ucx
+/// `src/uct/ib/base/ib_iface.c`, "Adjust latency on Ethernet ports", commit 1b2856cd; the
+/// Ethernet switch's longer cut-through and the GRH/UDP processing). NCCL's own tuner rates RoCE
+/// and IB alike (NCCL 2.29.7 `net_ib/init.cc`: `props->latency = 0` for either link layer).
+/// The much larger small-message penalty measured in clouds is EFA's (SRD through libfabric:
+/// 2 × 8 B200 at 8 B, 51 µs over EFA, dstackai/dstack PR #3961, against 37 µs on Lambda's mlx5
+/// fabric, dstack `docs/examples/clusters/lambda.md`), a transport the catalog does not have.
+const ROCE_LATENCY_US: f64 = 0.2;
 /// NCCL's socket transport over kernel TCP stages every byte through host memory and, by
 /// default, drives one socket from the proxy thread (NCCL 2.29.7 `net_socket.cc`: `autoNt=0,
 /// autoNs=1` outside AWS and GCP). Measured, that reaches no more than 60 % of wire speed on
@@ -758,7 +768,7 @@ pub const NETWORKS: [Network; 12] = [
         kind: NetKind::Rdma,
         gbps: 100.0,
         efficiency: RDMA_EFF_200G * ROCE_FACTOR,
-        extra_latency_us: 0.0,
+        extra_latency_us: ROCE_LATENCY_US,
     },
     Network {
         id: "roce200",
@@ -766,7 +776,7 @@ pub const NETWORKS: [Network; 12] = [
         kind: NetKind::Rdma,
         gbps: 200.0,
         efficiency: RDMA_EFF_200G * ROCE_FACTOR,
-        extra_latency_us: 0.0,
+        extra_latency_us: ROCE_LATENCY_US,
     },
     Network {
         id: "roce400",
@@ -774,7 +784,7 @@ pub const NETWORKS: [Network; 12] = [
         kind: NetKind::Rdma,
         gbps: 400.0,
         efficiency: RDMA_EFF_400G * ROCE_FACTOR,
-        extra_latency_us: 0.0,
+        extra_latency_us: ROCE_LATENCY_US,
     },
     Network {
         id: "roce800",
@@ -782,7 +792,7 @@ pub const NETWORKS: [Network; 12] = [
         kind: NetKind::Rdma,
         gbps: 800.0,
         efficiency: RDMA_EFF_400G * ROCE_FACTOR,
-        extra_latency_us: 0.0,
+        extra_latency_us: ROCE_LATENCY_US,
     },
     Network {
         id: "ib-edr",
