@@ -576,8 +576,9 @@ pub fn memory(s: &Setup) -> Memory {
     at_zero(s, s.zero, working_memory(s))
 }
 
-/// The most sharding the model chooses by itself, and the fit fix tries before anything else:
-/// ZeRO-1 with a pipeline, ZeRO-3 without (see [`least_zero_that_fits`]).
+/// The most sharding the model chooses by itself: ZeRO-1 with a pipeline, ZeRO-3 without (see
+/// [`least_zero_that_fits`]). The fit fix's first tries go to ZeRO-2 with a pipeline; its
+/// "more GPUs" layouts still stop here.
 fn most_zero_by_default(pp: u32) -> u8 {
     if pp > 1 {
         1

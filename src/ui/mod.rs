@@ -126,15 +126,17 @@ pub fn App() -> impl IntoView {
         let t = set_timeout_with_handle(
             move || {
                 if read_hash() != known.get_value() {
+                    // Back superseded the discrete action that asked for an entry.
+                    lab.push_next.set_value(false);
                     return;
                 }
                 let push = lab.push_next.get_value() && lab.embed.get_value().is_none();
                 lab.push_next.set_value(false);
                 // The view as it is now: Back pressed twice quickly must not write an older view
                 // over the entry it arrived at.
-                let view = lab.hash();
-                write_hash(&view, push);
-                known.set_value(view);
+                write_hash(&lab.hash(), push);
+                // As the browser holds it, so that a fragment it encodes otherwise still matches.
+                known.set_value(read_hash());
             },
             std::time::Duration::from_millis(120),
         );
