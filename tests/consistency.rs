@@ -340,7 +340,8 @@ fn tensor_parallelism_needs_heads_and_one_node() {
 }
 
 /// The fit fix makes a stated micro-batch smaller first, and splits and shards together where
-/// neither alone fits (it said nothing fits); a pipeline's shards are ZeRO-1's, never ZeRO-3's.
+/// neither alone fits (it said nothing fits); a pipeline's shards are ZeRO-1's where they fit,
+/// never ZeRO-3's.
 #[test]
 fn the_fit_fix_lowers_the_micro_batch_and_combines_split_and_sharding() {
     let r = step("model=llama3-8b&gpus=64&micro=64");
@@ -351,6 +352,14 @@ fn the_fit_fix_lowers_the_micro_batch_and_combines_split_and_sharding() {
     let s = fix.scenario.setup().unwrap();
     assert!(s.zero == 1 && s.pp > 1 && s.tp == 4, "{fix}");
     assert!(gpu_scaling_lab::model::step::memory(&s).fits());
+    // More GPUs never shard less than a stated stage (they lowered a stated zero=2 to 1).
+    let sc =
+        Scenario::parse("model=llama3-405b&gpus=64&gpu=rtx4090&per_node=4&intra=pcie4&pp=4&zero=2")
+            .unwrap();
+    let fix = gpu_scaling_lab::model::step::fit_fix(&sc).unwrap();
+    assert!(fix.changes.iter().any(|(k, _)| *k == "gpus"), "{fix}");
+    assert!(!fix.changes.iter().any(|(k, _)| *k == "zero"), "{fix}");
+    assert_eq!(fix.scenario.setup().unwrap().zero, 2, "{fix}");
 }
 
 /// The fit fix, applied as printed, is the scenario it tested: a stated global batch is kept

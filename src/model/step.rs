@@ -577,11 +577,22 @@ pub fn memory(s: &Setup) -> Memory {
 }
 
 /// The most sharding the model chooses by itself: ZeRO-1 with a pipeline, ZeRO-3 without (see
-/// [`least_zero_that_fits`]). The fit fix's first tries go to ZeRO-2 with a pipeline; its
-/// "more GPUs" layouts still stop here.
+/// [`least_zero_that_fits`]).
 fn most_zero_by_default(pp: u32) -> u8 {
     if pp > 1 {
         1
+    } else {
+        3
+    }
+}
+
+/// The most sharding a fit fix asks for: as the default without a pipeline, ZeRO-2 with one.
+/// The default stops at ZeRO-1 there (Megatron's distributed optimizer; DeepSpeed refuses
+/// more), but PyTorch's FSDP shards the gradients under a pipeline, as Meta's 405B run did
+/// (Dubey et al. 2024 §3.3.2).
+fn most_zero_a_fix_asks(pp: u32) -> u8 {
+    if pp > 1 {
+        2
     } else {
         3
     }
@@ -1538,11 +1549,9 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         tries.push(with(&|s| at_micro(micro, s), micro_changes(micro)));
         micro /= 2;
     }
-    // The default shards no further than ZeRO-1 with a pipeline (Megatron's distributed
-    // optimizer; DeepSpeed refuses more), but PyTorch's FSDP shards the gradients under one, as
-    // Meta's 405B run did (Dubey et al. 2024 §3.3.2): a fix may ask for ZeRO-2 there, before
-    // recomputing (it fits that run at 11.7 s a step where full recomputation takes 14.8 s).
-    let most = if base.pp > 1 { 2 } else { 3 };
+    // Sharding before recomputing: with a pipeline ZeRO-2 fits Meta's 405B run at 11.7 s a step
+    // where full recomputation takes 14.8 s.
+    let most = most_zero_a_fix_asks(base.pp);
     for z in base.zero + 1..=most {
         tries.push(with(&|s| s.zero = Some(z), vec![("zero", z.to_string())]));
     }
@@ -1640,18 +1649,17 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     } else {
         vec![None]
     };
-    // Over `gpus`, split tp × pp (with the state sharded as far as the layout takes, `shard`:
-    // ZeRO-3, or ZeRO-1 with a pipeline), at micro-batch `micro` where one is given.
-    let split = |gpus: u32, tp: u32, pp: u32, shard: bool, micro: Option<u32>| {
-        let zero = most_zero_by_default(pp);
+    // Over `gpus`, split tp × pp, with the state sharded at stage `zero` where one is given, at
+    // micro-batch `micro` where one is given.
+    let split = |gpus: u32, tp: u32, pp: u32, zero: Option<u8>, micro: Option<u32>| {
         let mut changes = vec![("gpus", gpus.to_string())];
         for (key, now, then) in [("tp", base.tp, tp), ("pp", base.pp, pp)] {
             if now != then {
                 changes.push((key, then.to_string()));
             }
         }
-        if shard {
-            changes.push(("zero", zero.to_string()));
+        if let Some(z) = zero.filter(|&z| sc.zero != Some(z)) {
+            changes.push(("zero", z.to_string()));
         }
         if base.tech.recompute != full {
             changes.push(("recompute", "full".into()));
@@ -1664,9 +1672,7 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
                 s.gpus = gpus;
                 s.tp = tp;
                 s.pp = pp;
-                if shard {
-                    s.zero = Some(zero);
-                }
+                s.zero = zero.or(s.zero);
                 s.tech.recompute = full;
                 s.micro = micro.or(s.micro);
             },
@@ -1686,11 +1692,27 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
             (base.tp, base.pp, true),
             (tp, 1 << pp.min(layers).ilog2(), true),
         ];
+        // A sharded layout goes from the default's ceiling to a fix's (ZeRO-1 then ZeRO-2 with a
+        // pipeline, ZeRO-3 without), never below a stated stage.
+        let stated = sc.zero.unwrap_or(0);
+        let stages = |pp: u32, shard: bool| -> Vec<Option<u8>> {
+            if shard {
+                let lo = most_zero_by_default(pp).max(stated);
+                (lo..=most_zero_a_fix_asks(pp).max(lo)).map(Some).collect()
+            } else {
+                vec![None]
+            }
+        };
         for &micro in &micros {
             if let Some(fix) = layouts
                 .iter()
                 .filter(|&&(_, pp, _)| pp <= layers)
-                .map(|&(tp, pp, shard)| split(gpus, tp, pp, shard, micro))
+                .flat_map(|&(tp, pp, shard)| {
+                    stages(pp, shard)
+                        .into_iter()
+                        .map(move |zero| (tp, pp, zero))
+                })
+                .map(|(tp, pp, zero)| split(gpus, tp, pp, zero, micro))
                 .find(fits)
             {
                 return Some(fix);
