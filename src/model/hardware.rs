@@ -709,14 +709,23 @@ const ROCE_LATENCY_US: f64 = 0.2;
 const TCP_WIRE_FRACTION: f64 = 0.60;
 /// The host-side ceiling of NCCL's socket traffic through one NIC, 5 GB/s (the middle of issue
 /// #450's 4–6 GB/s on one 100 GbE NIC). **Assumption**: a node with several NICs has as many
-/// such ceilings (each NIC's sockets have their own proxy thread and copies).
+/// such ceilings (each NIC's sockets have their own proxy thread and copies). The counter-case is
+/// NVIDIA/nccl issue #398: on 2 AWS p3dn over one 100 GbE NIC each, 8 GPUs a node reached 6 GB/s
+/// and 1 GPU a node 4.7, because with several GPUs a channel's send and receive run on different
+/// GPUs' proxy threads, so the node spends more cores on the one NIC. The ceiling is one figure
+/// per NIC whatever the GPUs a node; the held-out row `ar-v100-2x8-tcp100-aws` misses by it.
 const TCP_HOST_GBS: f64 = 5.0;
 /// Each TCP hop pays 23.4 µs of kernel network stack beyond NCCL's RDMA figure, which NCCL's own
 /// tuner does not charge (it rates sockets and IB alike: `net_socket.cc` `props->latency = 0`).
-/// Derived from one measurement: an 8-byte broadcast between 2 V100s over 25 GbE sockets, Ring
-/// and Simple forced, took 45.82 µs out of place (NVIDIA/nccl-tests issue #82, NCCL 2.9.6;
-/// 38.17 in place), where NCCL 2.29.7's tuner charges that one network step 8.4 µs of base and
-/// 14 of network latency (`tuning.cc`). Not a validation row: the model has no broadcast.
+/// Derived from one measurement: an 8-byte broadcast between 2 V100-PCIe GPUs in two hosts over
+/// 25 GbE sockets, Ring and Simple forced, took 45.82 µs out of place (NVIDIA/nccl-tests issue
+/// #82, NCCL 2.9.6), where NCCL 2.29.7's tuner charges that one network step 8.4 µs of base and
+/// 14 of network latency (`tuning.cc`). The out-of-place time is taken because the validation
+/// rows read that column of nccl-tests; the same run's in-place time, 38.17 µs, would give
+/// 15.8 µs, so the figure is known to about ±4 µs. The run was not at NCCL's socket defaults
+/// (`NCCL_SOCKET_NTHREADS=4`, `NCCL_NSOCKS_PERTHREAD=8`, 2 channels): helper threads hand each
+/// message between threads, so the default single proxy thread may pay a little less. Not a
+/// validation row: the model has no broadcast.
 const TCP_LATENCY_US: f64 = 23.4;
 
 /// Achievable fraction of a TCP link's line rate: the wire fraction, capped by the host.
