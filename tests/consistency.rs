@@ -341,7 +341,7 @@ fn tensor_parallelism_needs_heads_and_one_node() {
 
 /// The fit fix makes a stated micro-batch smaller first, and splits and shards together where
 /// neither alone fits (it said nothing fits); a pipeline's shards are ZeRO-1's where they fit,
-/// never ZeRO-3's.
+/// else ZeRO-2's, never ZeRO-3's unless stated.
 #[test]
 fn the_fit_fix_lowers_the_micro_batch_and_combines_split_and_sharding() {
     let r = step("model=llama3-8b&gpus=64&micro=64");
@@ -360,6 +360,17 @@ fn the_fit_fix_lowers_the_micro_batch_and_combines_split_and_sharding() {
     assert!(fix.changes.iter().any(|(k, _)| *k == "gpus"), "{fix}");
     assert!(!fix.changes.iter().any(|(k, _)| *k == "zero"), "{fix}");
     assert_eq!(fix.scenario.setup().unwrap().zero, 2, "{fix}");
+    // Where ZeRO-1 does not fit the more GPUs, ZeRO-2 is tried before still more (the fix
+    // stopped at ZeRO-1 there and asked for more GPUs).
+    let sc = Scenario::parse(
+        "model=custom&layers=2&hidden=49152&heads=128&seq=2048&gpu=rtx4090&gpus=8&pp=2",
+    )
+    .unwrap();
+    let fix = gpu_scaling_lab::model::step::fit_fix(&sc).unwrap();
+    let mut s = fix.scenario.setup().unwrap();
+    assert!(s.zero == 2 && s.pp == 2, "{fix}");
+    s.zero = 1;
+    assert!(!gpu_scaling_lab::model::step::memory(&s).fits(), "{fix}");
 }
 
 /// The fit fix, applied as printed, is the scenario it tested: a stated global batch is kept

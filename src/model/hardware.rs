@@ -722,10 +722,10 @@ const TCP_HOST_GBS: f64 = 5.0;
 /// #82, NCCL 2.9.6), where NCCL 2.29.7's tuner charges that one network step 8.4 µs of base and
 /// 14 of network latency (`tuning.cc`). The out-of-place time is taken because the validation
 /// rows read that column of nccl-tests; the same run's in-place time, 38.17 µs, would give
-/// 15.8 µs, so the figure is known to about ±4 µs. The run was not at NCCL's socket defaults
-/// (`NCCL_SOCKET_NTHREADS=4`, `NCCL_NSOCKS_PERTHREAD=8`, 2 channels): helper threads hand each
-/// message between threads, so the default single proxy thread may pay a little less. Not a
-/// validation row: the model has no broadcast.
+/// 15.8 µs, so the figure is the top of a 15.8–23.4 µs range. The run was not at NCCL's socket
+/// defaults (`NCCL_SOCKET_NTHREADS=4`, `NCCL_NSOCKS_PERTHREAD=8`, 2 channels): helper threads
+/// hand each message between threads, so the default single proxy thread may pay a little
+/// less. Not a validation row: the model has no broadcast.
 const TCP_LATENCY_US: f64 = 23.4;
 
 /// Achievable fraction of a TCP link's line rate: the wire fraction, capped by the host.

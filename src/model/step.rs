@@ -1549,8 +1549,8 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
         tries.push(with(&|s| at_micro(micro, s), micro_changes(micro)));
         micro /= 2;
     }
-    // Sharding before recomputing: with a pipeline ZeRO-2 fits Meta's 405B run at 11.7 s a step
-    // where full recomputation takes 14.8 s.
+    // Sharding before recomputing: ZeRO-2 fits Meta's published 405B layout (16,384 GPUs, tp 8,
+    // pp 16 × 8 chunks over RoCE) at 7.5 s a step where full recomputation takes 9.0 s.
     let most = most_zero_a_fix_asks(base.pp);
     for z in base.zero + 1..=most {
         tries.push(with(&|s| s.zero = Some(z), vec![("zero", z.to_string())]));
@@ -1633,7 +1633,8 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
     }
     // More GPUs help only when something is split or sharded across them: the model split
     // over all of them (tensor parallelism across a node, pipeline stages across nodes, as
-    // Megatron runs a model too large for one node), else everything sharded (ZeRO-3).
+    // Megatron runs a model too large for one node), else the state sharded (ZeRO-3, or ZeRO-1
+    // then 2 with a pipeline).
     // The node as stated (a one-GPU job's resolved node is that GPU), and the widest tensor
     // parallelism inside it that splits the heads.
     let node = sc.node_size();
@@ -1679,40 +1680,30 @@ pub fn fit_fix(sc: &Scenario) -> Option<FitFix> {
             changes,
         )
     };
+    // The stages a sharded layout tries: from the default's ceiling to a fix's (ZeRO-1 then
+    // ZeRO-2 with a pipeline, ZeRO-3 without), never below a stated stage (a stated ZeRO-3 with
+    // a pipeline stays).
+    let stated = sc.zero.unwrap_or(0);
+    let stages = |pp: u32| {
+        let lo = most_zero_by_default(pp).max(stated);
+        lo..=most_zero_a_fix_asks(pp).max(lo)
+    };
     let mut gpus = base.gpus * 2;
     while gpus <= super::scenario::MAX_GPUS {
         let tp = widest_tp.min(gpus);
         let pp = gpus / tp;
-        // (tp, pp, shard): the split over all of them; everything sharded as the layout
-        // stands; both, the split as deep as the layers allow (a power of two) and the
-        // optimizer state sharded over the replicas that leaves. Built one by one, up to the
-        // first that fits.
-        let layouts = [
-            (tp, pp, false),
-            (base.tp, base.pp, true),
-            (tp, 1 << pp.min(layers).ilog2(), true),
-        ];
-        // A sharded layout goes from the default's ceiling to a fix's (ZeRO-1 then ZeRO-2 with a
-        // pipeline, ZeRO-3 without), never below a stated stage.
-        let stated = sc.zero.unwrap_or(0);
-        let stages = |pp: u32, shard: bool| -> Vec<Option<u8>> {
-            if shard {
-                let lo = most_zero_by_default(pp).max(stated);
-                (lo..=most_zero_a_fix_asks(pp).max(lo)).map(Some).collect()
-            } else {
-                vec![None]
-            }
-        };
+        // (tp, pp, zero): the split over all of them; the layout as it stands, sharded; both,
+        // the split as deep as the layers allow (a power of two) and the state sharded over the
+        // replicas that leaves. Tried in order, up to the first that fits.
+        let mut layouts = vec![(tp, pp, None)];
+        for (tp, pp) in [(base.tp, base.pp), (tp, 1 << pp.min(layers).ilog2())] {
+            layouts.extend(stages(pp).map(|z| (tp, pp, Some(z))));
+        }
         for &micro in &micros {
             if let Some(fix) = layouts
                 .iter()
                 .filter(|&&(_, pp, _)| pp <= layers)
-                .flat_map(|&(tp, pp, shard)| {
-                    stages(pp, shard)
-                        .into_iter()
-                        .map(move |zero| (tp, pp, zero))
-                })
-                .map(|(tp, pp, zero)| split(gpus, tp, pp, zero, micro))
+                .map(|&(tp, pp, zero)| split(gpus, tp, pp, zero, micro))
                 .find(fits)
             {
                 return Some(fix);
