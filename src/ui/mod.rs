@@ -125,13 +125,14 @@ pub fn App() -> impl IntoView {
         }
         let t = set_timeout_with_handle(
             move || {
+                // Taken whether or not this write happens: a Back that moved the address
+                // superseded the discrete action that asked for an entry.
+                let asked = lab.push_next.get_value();
+                lab.push_next.set_value(false);
                 if read_hash() != known.get_value() {
-                    // Back superseded the discrete action that asked for an entry.
-                    lab.push_next.set_value(false);
                     return;
                 }
-                let push = lab.push_next.get_value() && lab.embed.get_value().is_none();
-                lab.push_next.set_value(false);
+                let push = asked && lab.embed.get_value().is_none();
                 // The view as it is now: Back pressed twice quickly must not write an older view
                 // over the entry it arrived at.
                 write_hash(&lab.hash(), push);
