@@ -5,7 +5,7 @@
 use gpu_scaling_lab::model::collective::{cost, Algo, Op};
 use gpu_scaling_lab::model::report::{CollectiveReport, StepReport};
 use gpu_scaling_lab::model::scenario::Scenario;
-use gpu_scaling_lab::model::step::{evaluate, exposed_after};
+use gpu_scaling_lab::model::step::{evaluate, exposed_after, exposed_over_chunks};
 
 fn step(q: &str) -> StepReport {
     StepReport::new(&Scenario::parse(q).unwrap()).unwrap_or_else(|e| panic!("{q}: {e}"))
@@ -332,6 +332,46 @@ fn the_weight_gather_can_overlap_the_next_forward() {
     let on = step(&format!("{q}&zero=3&gather_overlap=1"));
     assert_eq!(off.times.step_ms, on.times.step_ms);
     assert!(Scenario::parse(&format!("{q}&zero=0&gather_overlap=1")).is_err());
+}
+
+/// Interleaved pipelines synchronise gradients chunk by chunk: each of a stage's model chunks
+/// starts its reduce-scatter once its last micro-batch's backward is done (Megatron-Core's
+/// `grad_sync_func`), so the sync queues behind the last group of backward passes, and the
+/// weight gather behind the first group of forward passes, not behind one micro-batch. MLPerf
+/// Training v3.1's GPT-3 175B on 10,752 H100s (tp 4, pp 8, 12 chunks, 8 micro-batches a
+/// replica) took 0.93 s a step; the model exposed 90 % of its 0.58 s of data-parallel traffic
+/// and gave 1.21 s.
+#[test]
+fn interleaved_chunks_start_their_gradient_sync_as_they_finish() {
+    // One chunk is the one-window case.
+    let one = exposed_over_chunks(12.0, 1.2, 24.0, 1.0, 99.0);
+    assert!(
+        (one - exposed_after(12.0, 1.2, 24.0)).abs() < 1e-12,
+        "{one}"
+    );
+    // 12 chunks of 0.1 s, one finishing every 0.8 s: 8.8 s of backward hide 12 s of traffic
+    // but for 3.15 s (10.85 s behind one micro-batch's 1.2 s).
+    let twelve = exposed_over_chunks(12.0, 0.1, 24.0, 12.0, 0.8);
+    assert!((twelve - 3.15).abs() < 1e-12, "{twelve}");
+    // A fast link still waits for the last piece.
+    assert!((exposed_over_chunks(1.2, 0.1, 24.0, 12.0, 0.8) - 0.05).abs() < 1e-12);
+
+    let q = "model=gpt3-175b&gpus=10752&gpu=h100&inter=ib-ndr&tp=4&pp=8&vpp=12&micro=1&batch=2688&precision=fp8&tp_overlap=1&zero=1&gather_overlap=1&attn=cudnn";
+    let at = |q: &str| evaluate(&Scenario::parse(q).unwrap()).unwrap();
+    let dp_exposed = |r: &gpu_scaling_lab::model::step::StepResult| {
+        r.breakdown.comm_exposed - r.comm.tp_exposed - r.comm.pp
+    };
+    let r = at(q);
+    assert!(
+        dp_exposed(&r) < 0.4 * r.comm.dp,
+        "{} of {} s exposed",
+        dp_exposed(&r),
+        r.comm.dp
+    );
+    assert!(step(q).times.step_ms < 1.05 * 929.6);
+    // Without interleaving the stage is one chunk: the window is the last micro-batch again.
+    let flat = at(&q.replace("vpp=12", "vpp=1"));
+    assert!(dp_exposed(&flat) > 0.8 * flat.comm.dp);
 }
 
 /// ZeRO-1's reduce-scatter runs in Megatron-Core's buckets of max(40M, 1M·dp) parameters: at

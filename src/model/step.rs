@@ -219,6 +219,28 @@ pub fn exposed_after(total: f64, window: f64, units: f64) -> f64 {
     (total / k).max(total - (k - 1.0) / k * window)
 }
 
+/// [`exposed_after`] for communication cut by model chunk: `chunks` equal shares of `total`,
+/// each in `units / chunks` pieces that become ready evenly over `window` (the chunk's own pass
+/// over one micro-batch), one chunk's window ending every `gap` seconds, and all of them queueing
+/// on the link in order. The exposed time is the worst, over the pieces, of the link time queued
+/// up to a piece less the compute left after it: at the first or last chunk, first or last
+/// piece, (c + 1)/v · total − c · gap − (u − 1) · min(window/u, piece). With one chunk it is
+/// [`exposed_after`].
+///
+/// Mirrored in time it serves a gather too: a chunk's weights are needed as its window starts,
+/// and the link gathers them in the same order from the start of the step.
+pub fn exposed_over_chunks(total: f64, window: f64, units: f64, chunks: f64, gap: f64) -> f64 {
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let v = chunks.max(1.0);
+    let u = (units / v).max(1.0);
+    let piece = total / (v * u);
+    let within = (u - 1.0) * (window / u).min(piece);
+    let at = |c: f64| (c + 1.0) / v * total - c * gap - within;
+    at(0.0).max(at(v - 1.0))
+}
+
 /// The model of one step, without the speedup (which needs a second evaluation), timed on `s`
 /// with `memory` as its peak (a padded setup is timed at its mean length and peaks at its full
 /// length: [`Setup::padded`]).
@@ -351,15 +373,31 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
         });
         let weight_bytes = w.params / per_gpu_share * p.grad_bytes();
         let bwd = t_mb * BACKWARD_SHARE;
+        // Accumulated gradients are synchronised once, after the last micro-batch's backward
+        // has filled them. With one chunk a stage, its buckets go as that backward fills them.
+        // With v interleaved chunks each chunk goes on its own, all its buckets at once, when
+        // its last backward is done (Megatron-Core `schedules.py`,
+        // `forward_backward_pipelining_with_interleaving`, `backward_step_helper`: the chunk's
+        // `grad_sync_func` once `is_last_microbatch_for_model_chunk`). The schedule runs the
+        // backward in groups of p micro-batches, chunk v−1's p first (`get_model_chunk_id`), so
+        // in the last group a chunk finishes every min(m, p) chunk passes and the syncs queue
+        // behind the whole group, the first chunk's share always waiting after it.
+        let v = f64::from(s.vpp);
+        let group = mf.min(f64::from(pp));
+        let by_chunk = |total: f64, units: f64, pass: f64| {
+            exposed_over_chunks(total, pass / v, units, v, group * pass / v)
+        };
+        let sync_units = |units: f64| if s.vpp > 1 { v } else { units };
         // ZeRO-1/2 all-gather the updated weights once per step: after the optimizer step,
-        // waited for (DeepSpeed), or layer by layer while the next step's first forward pass
-        // runs, each layer's gather issued before its forward needs it (Megatron-Core's
-        // distributed optimizer, `--overlap-param-gather`: "Overlap parameter all-gather with
-        // fprop", Megatron Bridge's argument table).
+        // waited for (DeepSpeed), or bucket by bucket while the next step's first forward pass
+        // runs, each gather issued before its forward needs it (Megatron-Core's distributed
+        // optimizer, `--overlap-param-gather`: "Overlap parameter all-gather with fprop",
+        // Megatron Bridge's argument table), a chunk's while the chunk before it runs its first
+        // micro-batches (`param_sync_func`, the same schedule): the mirror of the gradients.
         let gather = |units: f64| -> Result<(f64, f64), ModelError> {
             if s.tech.gather_overlap {
                 let ag = cost(Op::AllGather, weight_bytes / units)? * units;
-                Ok((ag, exposed_after(ag, t_mb - bwd, units)))
+                Ok((ag, by_chunk(ag, units, t_mb - bwd)))
             } else {
                 let ag = cost(Op::AllGather, weight_bytes)?;
                 Ok((ag, ag))
@@ -370,7 +408,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             // (accumulation steps skip the sync: `no_sync`).
             0 => {
                 let total = cost(Op::AllReduce, grad_bytes / units)? * units;
-                (total, exposed_after(total, bwd, units))
+                (total, by_chunk(total, sync_units(units), bwd))
             }
             // ZeRO-1 (DeepSpeed; Megatron-Core's distributed optimizer): gradients
             // reduce-scattered in buckets during the last backward, then the weights gathered
@@ -378,7 +416,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             1 => {
                 let rs = cost(Op::ReduceScatter, grad_bytes / units)? * units;
                 let (ag, ag_exposed) = gather(units)?;
-                (rs + ag, exposed_after(rs, bwd, units) + ag_exposed)
+                (rs + ag, by_chunk(rs, sync_units(units), bwd) + ag_exposed)
             }
             // ZeRO-2 (DeepSpeed): gradients are reduce-scattered into their partitions during
             // every micro-batch's backward pass (a partition holds only its shard), then the
