@@ -134,6 +134,7 @@ pub fn metric_label(metric: &str) -> String {
         "busbw_gbs" => "bus bandwidth",
         "algbw_gbs" => "algorithm bandwidth",
         "time_us" => "time",
+        "step_ms" => "step time",
         "throughput" => "throughput",
         "tokens_per_gpu_s" => "tokens/s per GPU",
         "tflops_per_gpu" => "TFLOP/s per GPU",
@@ -164,6 +165,7 @@ pub fn format_value(metric: &str, v: f64) -> String {
     match metric {
         "busbw_gbs" | "algbw_gbs" => format!("{} GB/s", num(v)),
         "time_us" => duration(v * 1e-6),
+        "step_ms" => duration(v * 1e-3),
         "throughput" => format!("{} samples/s", num(v)),
         "tokens_per_gpu_s" => format!("{} tokens/s", num(v)),
         "tflops_per_gpu" => format!("{} TFLOP/s", num(v)),
@@ -821,6 +823,8 @@ mod tests {
     fn values_carry_their_units() {
         assert_eq!(format_value("busbw_gbs", 229.04), "229 GB/s");
         assert_eq!(format_value("time_us", 8203.9), "8.2 ms");
+        assert_eq!(format_value("step_ms", 929.6), "929.6 ms");
+        assert_eq!(metric_label("step_ms"), "step time");
         assert_eq!(format_value("mfu", 0.413), "41.3\u{a0}%");
         assert_eq!(format_value("tokens_per_gpu_s", 16930.0), "16,930 tokens/s");
         assert_eq!(percent(0.072), "+7.2\u{a0}%");
