@@ -392,12 +392,14 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
         // waited for (DeepSpeed), or bucket by bucket while the next step's first forward pass
         // runs, each gather issued before its forward needs it (Megatron-Core's distributed
         // optimizer, `--overlap-param-gather`: "Overlap parameter all-gather with fprop",
-        // Megatron Bridge's argument table), a chunk's while the chunk before it runs its first
-        // micro-batches (`param_sync_func`, the same schedule): the mirror of the gradients.
+        // Megatron Bridge's argument table); interleaved, a chunk's whole gather is issued while
+        // the chunk before it runs its first micro-batches (`param_sync_func`, the same
+        // schedule), its buckets in backward order, so its first layer waits for all of it: the
+        // mirror of the gradients.
         let gather = |units: f64| -> Result<(f64, f64), ModelError> {
             if s.tech.gather_overlap {
                 let ag = cost(Op::AllGather, weight_bytes / units)? * units;
-                Ok((ag, by_chunk(ag, units, t_mb - bwd)))
+                Ok((ag, by_chunk(ag, sync_units(units), t_mb - bwd)))
             } else {
                 let ag = cost(Op::AllGather, weight_bytes)?;
                 Ok((ag, ag))

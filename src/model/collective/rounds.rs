@@ -113,8 +113,10 @@ impl Pipeline {
             // 2·log2(nodes) network latencies of 20.9 µs once (NCCL 2.29.7 `tuning.cc`,
             // `hwLatencies` NET NVLSTree Simple); the model, as for the tree, pays a hop's
             // latency on every tick. On 2 × 8 H100 over 8 NDR that follows NCCL's default runs
-            // (NVLSTree) within 7 % from 4 MiB to 8 GiB (nccl-tests#309, a development check,
-            // not a held-out row), where charging it once would put 64 MiB 43 % above the run.
+            // (NVLSTree) within 7 % from 4 MiB to 8 GiB (nccl-tests#309's 2-node table, chosen
+            // against it: the calibration rows ar-309-2x8-h100-64m and -1g), where charging it
+            // once would put 64 MiB 43 % above the run; from 4 nodes on it leaves 64 MiB–1 GiB
+            // 13–28 % low (held-out gtc24-nvlstree-*, ar-309-4x8-*).
             Algo::NvlsTree => {
                 let k = c.nodes().max(1);
                 let inter =
