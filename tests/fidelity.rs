@@ -372,6 +372,11 @@ fn interleaved_chunks_start_their_gradient_sync_as_they_finish() {
     // Without interleaving the stage is one chunk: the window is the last micro-batch again.
     let flat = at(&q.replace("vpp=12", "vpp=1"));
     assert!(dp_exposed(&flat) > 0.8 * flat.comm.dp);
+    // Waiting on that sync with 2 chunks a stage, the advice names more chunks, which beat
+    // twice the NICs here.
+    let two = step(&q.replace("vpp=12", "vpp=2"));
+    assert!(two.verdict.contains("gradient sync"), "{}", two.verdict);
+    assert!(two.advice.contains("(vpp=4)"), "{}", two.advice);
 }
 
 /// ZeRO-1's reduce-scatter runs in Megatron-Core's buckets of max(40M, 1M·dp) parameters: at

@@ -968,6 +968,24 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
                     );
                 }
             }
+            // With a pipeline, twice the interleaved chunks start the gradient sync earlier
+            // (each chunk's as its last backward ends) and shrink the bubble: where that fits
+            // and is faster, the advice says so.
+            if matches!(v.bottleneck, Bottleneck::Network | Bottleneck::IntraNode) && setup.pp > 1
+            {
+                let vpp = setup.vpp * 2;
+                let faster = Scenario { vpp, ..sc.clone() }
+                    .setup()
+                    .ok()
+                    .filter(|s2| s2.vpp == vpp && memory(s2).fits())
+                    .and_then(|s2| evaluate_setup(&s2).ok())
+                    .map_or(0.0, |r2| step / r2.breakdown.total());
+                if faster > 1.05 {
+                    v.advice += &format!(
+                        " Interleaving {vpp} chunks a stage (vpp={vpp}) starts each chunk's gradient sync as its last backward ends and shrinks the bubble → {faster:.2}× faster."
+                    );
+                }
+            }
             v
         }
         Bottleneck::Data => {
