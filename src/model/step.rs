@@ -223,22 +223,16 @@ pub fn exposed_after(total: f64, window: f64, units: f64) -> f64 {
 /// each in `units / chunks` pieces that become ready evenly over `window` (the chunk's own pass
 /// over one micro-batch), one chunk's window ending every `gap` seconds, and all of them queueing
 /// on the link in order. The exposed time is the worst, over the pieces, of the link time queued
-/// up to a piece less the compute left after it: at the first or last chunk, first or last
-/// piece, (c + 1)/v · total − c · gap − (u − 1) · min(window/u, piece). With one chunk it is
-/// [`exposed_after`].
+/// up to a piece less the compute left after it, found at the first or the last chunk: the last
+/// chunk's own share as [`exposed_after`] gives it, plus, for the last, the other v − 1 shares
+/// less the v − 1 gaps. With one chunk it is [`exposed_after`].
 ///
 /// Mirrored in time it serves a gather too: a chunk's weights are needed as its window starts,
 /// and the link gathers them in the same order from the start of the step.
 pub fn exposed_over_chunks(total: f64, window: f64, units: f64, chunks: f64, gap: f64) -> f64 {
-    if total <= 0.0 {
-        return 0.0;
-    }
     let v = chunks.max(1.0);
-    let u = (units / v).max(1.0);
-    let piece = total / (v * u);
-    let within = (u - 1.0) * (window / u).min(piece);
-    let at = |c: f64| (c + 1.0) / v * total - c * gap - within;
-    at(0.0).max(at(v - 1.0))
+    let one = exposed_after(total / v, window, units / v);
+    one.max(one + (v - 1.0) * (total / v - gap))
 }
 
 /// The model of one step, without the speedup (which needs a second evaluation), timed on `s`
@@ -385,9 +379,9 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
         let v = f64::from(s.vpp);
         let group = mf.min(f64::from(pp));
         let by_chunk = |total: f64, units: f64, pass: f64| {
+            let units = if s.vpp > 1 { v } else { units };
             exposed_over_chunks(total, pass / v, units, v, group * pass / v)
         };
-        let sync_units = |units: f64| if s.vpp > 1 { v } else { units };
         // ZeRO-1/2 all-gather the updated weights once per step: after the optimizer step,
         // waited for (DeepSpeed), or bucket by bucket while the next step's first forward pass
         // runs, each gather issued before its forward needs it (Megatron-Core's distributed
@@ -399,7 +393,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
         let gather = |units: f64| -> Result<(f64, f64), ModelError> {
             if s.tech.gather_overlap {
                 let ag = cost(Op::AllGather, weight_bytes / units)? * units;
-                Ok((ag, by_chunk(ag, sync_units(units), t_mb - bwd)))
+                Ok((ag, by_chunk(ag, units, t_mb - bwd)))
             } else {
                 let ag = cost(Op::AllGather, weight_bytes)?;
                 Ok((ag, ag))
@@ -410,7 +404,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             // (accumulation steps skip the sync: `no_sync`).
             0 => {
                 let total = cost(Op::AllReduce, grad_bytes / units)? * units;
-                (total, by_chunk(total, sync_units(units), bwd))
+                (total, by_chunk(total, units, bwd))
             }
             // ZeRO-1 (DeepSpeed; Megatron-Core's distributed optimizer): gradients
             // reduce-scattered in buckets during the last backward, then the weights gathered
@@ -418,7 +412,7 @@ fn step_core(s: &Setup, c: &Cluster, memory: Memory) -> Result<StepResult, Model
             1 => {
                 let rs = cost(Op::ReduceScatter, grad_bytes / units)? * units;
                 let (ag, ag_exposed) = gather(units)?;
-                (rs + ag, by_chunk(rs, sync_units(units), bwd) + ag_exposed)
+                (rs + ag, by_chunk(rs, units, bwd) + ag_exposed)
             }
             // ZeRO-2 (DeepSpeed): gradients are reduce-scattered into their partitions during
             // every micro-batch's backward pass (a partition holds only its shard), then the
