@@ -968,12 +968,8 @@ pub fn verdict(sc: &Scenario, r: &StepResult) -> Verdict {
             if matches!(v.bottleneck, Bottleneck::Network | Bottleneck::IntraNode) && setup.pp > 1
             {
                 let vpp = setup.vpp * 2;
-                let faster = Scenario { vpp, ..sc.clone() }
-                    .setup()
-                    .ok()
-                    .filter(|s2| s2.vpp == vpp && memory(s2).fits())
-                    .and_then(|s2| evaluate_setup(&s2).ok())
-                    .map_or(0.0, |r2| step / r2.breakdown.total());
+                let faster =
+                    with_vpp(sc, vpp).map_or(0.0, |r2| step / r2.breakdown.total());
                 if faster > 1.05 {
                     v.advice += &format!(
                         " Interleaving {vpp} chunks a stage (vpp={vpp}) starts each chunk's gradient sync as its last backward ends and shrinks the bubble → {faster:.2}× faster."
@@ -1262,16 +1258,20 @@ fn failure_verdict(s: &Setup, rel: &goodput::Reliability) -> Verdict {
 /// What shrinks a pipeline bubble most: more model chunks per GPU (interleaving) at the same
 /// batch where the layers allow, else more micro-batches, with what a larger batch does to the
 /// time to train past the critical batch.
+/// The scenario with `vpp` chunks a stage, evaluated, where the schedule runs them (strong
+/// scaling falls back to one chunk below pp micro-batches) and it fits.
+fn with_vpp(sc: &Scenario, vpp: u32) -> Option<StepResult> {
+    Scenario { vpp, ..sc.clone() }
+        .setup()
+        .ok()
+        .filter(|s2| s2.vpp == vpp && memory(s2).fits())
+        .and_then(|s2| evaluate_setup(&s2).ok())
+}
+
 fn bubble_advice(sc: &Scenario, s: &Setup, r: &StepResult) -> String {
     let step = r.breakdown.total();
     let vpp = s.vpp * 2;
-    let interleaved = Scenario { vpp, ..sc.clone() };
-    let faster = interleaved
-        .setup()
-        .ok()
-        .filter(|s2| memory(s2).fits())
-        .and_then(|s2| evaluate_setup(&s2).ok())
-        .map(|r2| step / r2.breakdown.total());
+    let faster = with_vpp(sc, vpp).map(|r2| step / r2.breakdown.total());
     if let Some(x) = faster.filter(|&x| x > 1.02) {
         return format!(
             "Interleaving {vpp} smaller stages per GPU (vpp={vpp}) → {x:.2}× faster at the same batch."
